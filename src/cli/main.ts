@@ -1,0 +1,40 @@
+import { BeaconError, isBeaconError } from '../model/errors';
+import { COLLECTOR_USAGE, runCollector } from './collector';
+import { EVENTS_USAGE, runEvents } from './events';
+
+const USAGE = `usage: beacon <command> [options]
+
+commands:
+  collector   run the OTLP/HTTP collector in the foreground
+  events      list stored events
+
+${COLLECTOR_USAGE}
+
+${EVENTS_USAGE}`;
+
+/** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [command, ...rest] = argv;
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  try {
+    switch (command) {
+      case 'collector':
+        return await runCollector(rest, env);
+      case 'events':
+        return runEvents(rest, env, out);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new BeaconError('usage', `unknown command "${command}"`);
+    }
+  } catch (e) {
+    const usage = isBeaconError(e) ? e.code === 'usage' : (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+    process.stderr.write(`beacon: ${(e as Error).message}\n`);
+    if (usage) process.stderr.write(`run "beacon help" for usage\n`);
+    return usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,51 @@
+import type { AttrValue, Attributes } from '../model/span';
+
+/** A span whose GenAI attributes are invalid: it is rejected (counted in partial success), the rest of the export is kept. */
+export class SpanRejected extends Error {}
+
+export function stringAttr(attrs: Attributes, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = attrs[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+export function numberAttr(attrs: Attributes, key: string): number | undefined {
+  const v = attrs[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+export function boolAttr(attrs: Attributes, key: string): boolean | undefined {
+  const v = attrs[key];
+  return typeof v === 'boolean' ? v : undefined;
+}
+
+/**
+ * A token count: a non-negative integer (int, integral double, or decimal string). Anything else
+ * is invalid data, and the span is rejected rather than stored with a made-up number.
+ */
+export function tokenAttr(attrs: Attributes, ...keys: string[]): number | undefined {
+  for (const k of keys) {
+    const v = attrs[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+    if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v);
+    throw new SpanRejected(`${k} must be a non-negative integer, got ${JSON.stringify(v).slice(0, 40)}`);
+  }
+  return undefined;
+}
+
+/** OTel allows structured values "as a JSON string when structured attributes are not supported": accept both. */
+export function structuredAttr(value: AttrValue | undefined): unknown {
+  if (typeof value !== 'string') return value;
+  const t = value.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}

@@ -1,0 +1,62 @@
+import { endpointInfo } from '../model/endpoint';
+import { contentEventId, spanEventId } from '../model/event-id';
+import { normalizeHarnessName } from '../model/harness';
+import { SCHEMA_VERSION, type BeaconRecord, type Fidelity } from '../model/record';
+import type { Attributes, SpanRecord } from '../model/span';
+import { formatTimestamp } from '../model/time';
+import { stringAttr } from './attributes';
+
+/** Attributes that carry message content: kept only in their structured place (if at all), never in `raw`. */
+const CONTENT_ATTRIBUTES = new Set([
+  'gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.definitions',
+  'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.prompt', 'gen_ai.completion',
+  'input', 'output', 'user_message', 'trace_input', 'trace_output',
+]);
+
+/** The envelope every OTLP-derived event shares: identity, time, harness, session, trace. */
+export function baseRecord(span: SpanRecord, action: string, category: string, fidelity: Fidelity): BeaconRecord {
+  const attrs = span.attributes;
+  const harnessSource = stringAttr(attrs, 'beacon.harness.name', 'harness.name') ?? stringAttr(span.resource, 'service.name');
+  const harness = harnessSource ? normalizeHarnessName(harnessSource) : 'otel';
+  const version = stringAttr(span.resource, 'service.version');
+  const user = stringAttr(span.resource, 'user.name');
+  const session = stringAttr(attrs, 'session.id', 'gen_ai.conversation.id');
+
+  const record: BeaconRecord = {
+    timestamp: formatTimestamp(span.startTimeUnixNano),
+    vendor: 'beacon',
+    product: 'endpoint-agent',
+    schema_version: SCHEMA_VERSION,
+    event: { kind: 'agent_runtime', action, category, id: eventId(span), fidelity },
+    severity: 'info',
+    endpoint: { ...endpointInfo() },
+    harness: { name: harness, ...(version ? { version } : {}), collection_method: 'otlp' },
+  };
+  if (user) record.user = { name: user };
+  if (session) record.session = { id: session };
+  if (span.traceId || span.spanId) {
+    record.trace = { id: span.traceId, span_id: span.spanId, ...(span.parentSpanId ? { parent_span_id: span.parentSpanId } : {}) };
+  }
+  return record;
+}
+
+/** `raw` keeps what the source said (e.g. goose's cache-inclusive input tokens), minus message content. */
+export function rawSection(span: SpanRecord): Record<string, unknown> {
+  const attributes: Attributes = {};
+  for (const [k, v] of Object.entries(span.attributes)) if (!CONTENT_ATTRIBUTES.has(k)) attributes[k] = v;
+  return {
+    otel_signal: 'traces',
+    span_name: span.name,
+    span_kind: span.kind,
+    status: span.status,
+    attributes,
+  };
+}
+
+function eventId(span: SpanRecord): string {
+  if (span.traceId && span.spanId) return spanEventId(span.traceId, span.spanId);
+  // No identity on the wire: the span's own content stands in, so a retried export still inserts nothing.
+  return contentEventId(
+    JSON.stringify([span.traceId, span.spanId, span.name, span.startTimeUnixNano.toString(), span.endTimeUnixNano.toString(), span.attributes]),
+  );
+}

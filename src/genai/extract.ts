@@ -1,0 +1,50 @@
+import type { StoredEvent } from '../model/record';
+import type { SpanRecord } from '../model/span';
+import type { ContentField } from '../model/record';
+import { SpanRejected, stringAttr } from './attributes';
+import { extractChatSpan } from './chat-span';
+import { extractToolSpan } from './tool-span';
+
+/** Operations that are one model call each. `invoke_agent` spans carry turn totals and are never counted. */
+const INFERENCE_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion', 'embeddings']);
+
+export interface ExtractedEvent extends StoredEvent {
+  contentField?: ContentField;
+}
+
+export interface Extraction {
+  events: ExtractedEvent[];
+  /** spans whose GenAI data was invalid, with why */
+  rejected: { spanId: string; reason: string }[];
+}
+
+/**
+ * Spans → Beacon events. Spans are selected by `gen_ai.operation.name`, never by span name (goose's
+ * default loop names its chat span `stream_response_from_provider`). A chat span that wraps another
+ * chat span of the same export (goose's opt-in loop) reports the child's usage again: only the child counts.
+ */
+export function extractGenAiEvents(spans: readonly SpanRecord[]): Extraction {
+  const chatParents = new Set<string>();
+  for (const s of spans) {
+    const op = stringAttr(s.attributes, 'gen_ai.operation.name');
+    if (op && INFERENCE_OPERATIONS.has(op) && s.parentSpanId) chatParents.add(`${s.traceId}/${s.parentSpanId}`);
+  }
+  const out: Extraction = { events: [], rejected: [] };
+  for (const span of spans) {
+    const op = stringAttr(span.attributes, 'gen_ai.operation.name');
+    if (!op) continue;
+    try {
+      if (INFERENCE_OPERATIONS.has(op)) {
+        if (chatParents.has(`${span.traceId}/${span.spanId}`)) continue;
+        out.events.push(extractChatSpan(span, op));
+      } else if (op === 'execute_tool') {
+        const ev = extractToolSpan(span);
+        if (ev) out.events.push(ev);
+      }
+    } catch (e) {
+      if (!(e instanceof SpanRejected)) throw e;
+      out.rejected.push({ spanId: span.spanId, reason: e.message });
+    }
+  }
+  return out;
+}

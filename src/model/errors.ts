@@ -1,0 +1,33 @@
+/**
+ * Every failure Beacon reports is one of these codes. They are typed once here; the receiver maps
+ * them to HTTP statuses in one table (src/receiver/status-table.ts), the CLIs to exit codes.
+ */
+export type BeaconErrorCode =
+  | 'bad_data' // undecodable or invalid input: never retried
+  | 'unsupported_media_type'
+  | 'unsupported_encoding'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'unavailable' // temporary: shutting down, database busy; the client should retry
+  | 'overloaded' // temporary: too much in flight; the client should retry later
+  | 'log_incompatible' // the event log file is not ours, or from a newer Beacon
+  | 'usage' // a command line the CLI cannot run
+  | 'internal';
+
+export class BeaconError extends Error {
+  readonly code: BeaconErrorCode;
+  /** Seconds a client should wait before retrying, for temporary failures. */
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: BeaconErrorCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BeaconError';
+    this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+}
+
+export function isBeaconError(e: unknown): e is BeaconError {
+  return e instanceof BeaconError;
+}

@@ -1,0 +1,83 @@
+/**
+ * The Beacon record, schema 1.0: the nested JSON every writer (collector, hooks, stream adapter)
+ * stores in the event log, field-compatible with the Go Beacon's runtime.jsonl so that SIEM
+ * content written for Beacon works on our export. Our one extension is `reasoning{text}`.
+ */
+export const SCHEMA_VERSION = '1.0';
+
+export type CollectionMethod = 'otlp' | 'hook' | 'stream';
+export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical';
+export type Fidelity = 'observed' | 'inferred';
+
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read?: { input_tokens: number };
+  cache_creation?: { input_tokens: number };
+  reasoning?: { output_tokens: number };
+  cost_usd?: number;
+}
+
+export interface ContentMarker {
+  retention: 'full' | 'redacted' | 'metadata';
+  included: boolean;
+  hash?: string;
+  bytes?: number;
+  truncated?: boolean;
+  redacted?: boolean;
+}
+
+export interface BeaconRecord {
+  timestamp: string;
+  vendor: 'beacon';
+  product: 'endpoint-agent';
+  schema_version: typeof SCHEMA_VERSION;
+  event: { kind: 'agent_runtime'; action: string; category?: string; id: string; fidelity?: Fidelity };
+  severity: Severity;
+  endpoint: { hostname?: string; os: string; agent_version?: string };
+  user?: { name?: string; uid?: string };
+  harness: { name: string; version?: string; collection_method: CollectionMethod };
+  session?: { id?: string; working_directory?: string };
+  trace?: { id?: string; span_id?: string; parent_span_id?: string };
+  error?: { type?: string };
+  tool?: { name?: string; command?: string; path?: string };
+  file?: { path?: string; operation?: string; language?: string; diff_hash?: string; diff_bytes?: number; diff?: string };
+  command?: { command?: string; exit_code?: number; duration_ms?: number; output?: string };
+  mcp?: { server?: string; tool?: string };
+  approval?: { required?: boolean; decision?: string; reason?: string };
+  policy?: { id?: string; name?: string; decision?: string; enforcement?: string; reason?: string };
+  prompt?: { text?: string };
+  content?: ContentMarker;
+  gen_ai?: GenAiFields;
+  reasoning?: { text: string };
+  model?: string;
+  repository?: string;
+  branch?: string;
+  message?: string;
+  raw?: Record<string, unknown>;
+  field_truncated?: boolean;
+}
+
+export interface GenAiFields {
+  operation?: { name: string };
+  provider?: { name: string };
+  conversation?: { id: string };
+  request?: { model?: string; max_tokens?: number; temperature?: number; stream?: boolean };
+  response?: { id?: string; model?: string; finish_reasons?: string[] };
+  usage?: Usage;
+  output?: { messages?: unknown };
+  tool?: { name?: string; type?: string; call?: { id?: string; arguments?: unknown; result?: unknown } };
+  agent?: { name?: string };
+}
+
+/** An event ready for the store: the record plus what the store indexes. */
+export interface StoredEvent {
+  record: BeaconRecord;
+  /** span start (OTLP) or observation time, ns since the epoch */
+  timeUnixNano: bigint;
+  /** set on a chat span that may be a wrapper of another chat span already stored (goose's opt-in loop) */
+  dropIfChatChildStored?: boolean;
+}
+
+/** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */
+export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text';

@@ -1,0 +1,28 @@
+/** A decoded OTLP span, independent of the wire encoding it arrived in (protobuf or JSON). */
+
+/** Attribute values as Beacon keeps them: OTLP AnyValue mapped onto plain JSON-able values.
+ *  int64 values outside the safe integer range are kept as decimal strings, never rounded. */
+export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
+export type Attributes = Record<string, AttrValue>;
+
+export interface SpanRecord {
+  /** lowercase hex, '' when absent */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Attributes;
+  status: { code: number; message: string };
+  resource: Attributes;
+  scope: { name: string; version: string };
+}
+
+/** What a decoded metrics or logs export contains: Beacon counts these, it does not store them yet. */
+export interface SignalCount {
+  items: number;
+}
+
+export const SPAN_STATUS_ERROR = 2;

@@ -1,0 +1,21 @@
+import type { BeaconErrorCode } from '../model/errors';
+
+/**
+ * The one place Beacon errors become HTTP statuses. gRPC codes follow the Collector's mapping
+ * (400→3 InvalidArgument, 404→12 Unimplemented-like, 429→8 ResourceExhausted, 503→14 Unavailable,
+ * 500→13 Internal). An oversized body is bad data to gRPC (3) but 413 to HTTP, as the OTLP spec requires.
+ * Only 429 and 503 are retryable by OTLP exporters; everything else is final.
+ */
+export const STATUS_TABLE: Record<BeaconErrorCode, { http: number; grpc: number }> = {
+  bad_data: { http: 400, grpc: 3 },
+  unsupported_encoding: { http: 400, grpc: 3 },
+  usage: { http: 400, grpc: 3 },
+  not_found: { http: 404, grpc: 12 },
+  method_not_allowed: { http: 405, grpc: 12 },
+  payload_too_large: { http: 413, grpc: 3 },
+  unsupported_media_type: { http: 415, grpc: 3 },
+  overloaded: { http: 429, grpc: 8 },
+  unavailable: { http: 503, grpc: 14 },
+  log_incompatible: { http: 500, grpc: 13 },
+  internal: { http: 500, grpc: 13 },
+};

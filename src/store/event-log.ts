@@ -1,0 +1,195 @@
+import Database from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { BeaconError, isBeaconError } from '../model/errors';
+import type { EventRow } from './row';
+import { ensureSchema } from './schema';
+
+export interface AppendResult {
+  inserted: number;
+  /** already in the log (a retried export, a replayed hook): nothing written */
+  duplicates: number;
+  /** chat spans dropped because the model call they wrap is already stored */
+  dropped: number;
+}
+
+export interface OpenOptions {
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+}
+
+export interface StoredRow {
+  seq: bigint;
+  tsNs: bigint;
+  record: string;
+}
+
+export interface ListFilter {
+  sessionId?: string;
+  sinceNs?: bigint;
+  untilNs?: bigint;
+  afterSeq?: bigint;
+  /** the newest `limit` matching events (still returned oldest first) */
+  limit?: number;
+}
+
+/**
+ * The event log: one SQLite file in WAL mode, shared by the collector, every hook process and the
+ * stream adapter. Writers serialize on SQLite's lock and wait up to `busyTimeoutMs` for each other.
+ */
+export class EventLog {
+  readonly path: string;
+  readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly chatChildExists: Database.Statement;
+
+  private constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.db = db;
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO events (id, ts_ns, harness, method, action, session_id, trace_id, span_id, parent_span_id,
+        tool_call_id, model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
+        reasoning_tokens, cost_usd, record)
+       VALUES (@id, @tsNs, @harness, @method, @action, @sessionId, @traceId, @spanId, @parentSpanId, @toolCallId,
+        @model, @provider, @inputTokens, @outputTokens, @cacheReadTokens, @cacheCreationTokens, @reasoningTokens,
+        @costUsd, @record)`,
+    );
+    this.chatChildExists = db.prepare(
+      `SELECT 1 FROM events WHERE trace_id = ? AND parent_span_id = ? AND action = 'model.invoked' LIMIT 1`,
+    );
+  }
+
+  static open(path: string, options: OpenOptions = {}): EventLog {
+    const busy = options.busyTimeoutMs ?? 5000;
+    if (!options.readonly) prepareFile(path);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: busy });
+    } catch (e) {
+      throw asStoreError(e, path);
+    }
+    try {
+      db.pragma(`busy_timeout = ${busy}`);
+      if (!options.readonly) {
+        ensureSchema(db, path);
+        db.pragma('journal_mode = WAL');
+        // NORMAL in WAL mode is crash-safe for the process; a power loss may lose the last commits.
+        db.pragma('synchronous = NORMAL');
+      } else {
+        ensureReadable(db, path);
+      }
+      return new EventLog(path, db);
+    } catch (e) {
+      db.close();
+      throw asStoreError(e, path);
+    }
+  }
+
+  /** Appends rows in one transaction: all or nothing. Duplicate ids are ignored, not errors. */
+  append(rows: readonly EventRow[]): AppendResult {
+    try {
+      return this.appendTx(rows);
+    } catch (e) {
+      throw asStoreError(e, this.path);
+    }
+  }
+
+  /** Runs several appends in one transaction (group commit); each keeps its own result. */
+  appendMany(batches: readonly (readonly EventRow[])[]): AppendResult[] {
+    try {
+      return this.db.transaction(() => batches.map((rows) => this.appendRows(rows)))();
+    } catch (e) {
+      throw asStoreError(e, this.path);
+    }
+  }
+
+  private appendTx(rows: readonly EventRow[]): AppendResult {
+    return this.db.transaction(() => this.appendRows(rows))();
+  }
+
+  private appendRows(rows: readonly EventRow[]): AppendResult {
+    const result: AppendResult = { inserted: 0, duplicates: 0, dropped: 0 };
+    for (const row of rows) {
+      if (row.dropIfChatChildStored && row.traceId && row.spanId && this.chatChildExists.get(row.traceId, row.spanId)) {
+        result.dropped++;
+        continue;
+      }
+      const { dropIfChatChildStored: _ignored, ...params } = row;
+      if (this.insert.run(params).changes > 0) result.inserted++;
+      else result.duplicates++;
+    }
+    return result;
+  }
+
+  list(filter: ListFilter = {}): StoredRow[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(filter.sessionId);
+    }
+    if (filter.sinceNs !== undefined) {
+      where.push('ts_ns >= ?');
+      params.push(filter.sinceNs);
+    }
+    if (filter.untilNs !== undefined) {
+      where.push('ts_ns < ?');
+      params.push(filter.untilNs);
+    }
+    if (filter.afterSeq !== undefined) {
+      where.push('seq > ?');
+      params.push(filter.afterSeq);
+    }
+    const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    let sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns, seq`;
+    if (filter.limit !== undefined) {
+      sql = `SELECT * FROM (SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
+      params.push(filter.limit);
+    }
+    try {
+      return this.db.prepare(sql).safeIntegers(true).all(...params) as StoredRow[];
+    } catch (e) {
+      throw asStoreError(e, this.path);
+    }
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** The directory is the user's alone (0700) and so is the file (0600): events hold prompts and commands. */
+function prepareFile(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (e) {
+    throw new BeaconError('unavailable', `cannot create the event log ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function ensureReadable(db: Database.Database, path: string): void {
+  const appId = db.pragma('application_id', { simple: true });
+  if (appId !== 0x42656163) throw new BeaconError('log_incompatible', `${path} is not a Beacon event log`);
+}
+
+/** SQLite failures as Beacon errors: busy and I/O trouble are temporary (retry), a foreign file is not. */
+export function asStoreError(e: unknown, path: string): BeaconError {
+  if (isBeaconError(e)) return e;
+  const code = (e as { code?: string }).code ?? '';
+  const msg = (e as Error).message;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY')) {
+    return new BeaconError('unavailable', `the event log ${path} is locked by another writer: ${msg}`, { cause: e, retryAfterSeconds: 1 });
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new BeaconError('log_incompatible', `${path} is not a Beacon event log (${msg}); refusing to write to it`, { cause: e });
+  }
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
+    return new BeaconError('unavailable', `cannot write the event log ${path}: ${msg}`, { cause: e, retryAfterSeconds: 5 });
+  }
+  return new BeaconError('internal', `event log ${path}: ${msg}`, { cause: e });
+}

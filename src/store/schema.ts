@@ -1,0 +1,72 @@
+import type Database from 'better-sqlite3';
+import { BeaconError } from '../model/errors';
+
+/** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
+export const APPLICATION_ID = 0x42656163;
+/** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
+export const STORE_SCHEMA_VERSION = 1;
+
+const DDL = `
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,   -- commit order: followers and exporters keep a cursor on it
+  id TEXT NOT NULL UNIQUE,                 -- event.id; INSERT OR IGNORE makes retries and replays no-ops
+  ts_ns INTEGER NOT NULL,                  -- event time, ns since the epoch
+  harness TEXT NOT NULL,
+  method TEXT NOT NULL,                    -- harness.collection_method: otlp | hook | stream
+  action TEXT NOT NULL,
+  session_id TEXT,
+  trace_id TEXT,
+  span_id TEXT,
+  parent_span_id TEXT,
+  tool_call_id TEXT,
+  model TEXT,
+  provider TEXT,
+  input_tokens INTEGER,                    -- disjoint buckets: input excludes both cache buckets
+  output_tokens INTEGER,
+  cache_read_tokens INTEGER,
+  cache_creation_tokens INTEGER,
+  reasoning_tokens INTEGER,                -- inside output_tokens, never added to it
+  cost_usd REAL,                           -- only a cost the runtime itself reported
+  record TEXT NOT NULL                     -- the Beacon record (schema 1.0), JSON
+);
+CREATE INDEX events_ts ON events(ts_ns);
+CREATE INDEX events_session ON events(session_id, ts_ns);
+CREATE INDEX events_trace ON events(trace_id);
+`;
+
+/**
+ * Checks that `db` is a Beacon event log this version can write, creating the schema in a new file.
+ * A foreign or newer file is refused with a message naming the path; it is never modified.
+ */
+export function ensureSchema(db: Database.Database, path: string): void {
+  const state = readIdentity(db);
+  if (state === 'ours') return;
+  // Two processes may create the log at once (the collector and a hook): decide under the write lock.
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (readIdentity(db) === 'empty') {
+      db.exec(DDL);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+    }
+    db.exec('COMMIT');
+  } catch (e) {
+    db.exec('ROLLBACK');
+    throw e;
+  }
+  function readIdentity(d: Database.Database): 'ours' | 'empty' {
+    const appId = d.pragma('application_id', { simple: true }) as number;
+    const version = d.pragma('user_version', { simple: true }) as number;
+    if (appId === APPLICATION_ID) {
+      if (version > STORE_SCHEMA_VERSION) {
+        throw new BeaconError('log_incompatible', `${path} was written by a newer Beacon (event log schema ${version}, this one reads ${STORE_SCHEMA_VERSION}); upgrade Beacon or use another --log`);
+      }
+      return 'ours';
+    }
+    const tables = d.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
+    if (appId !== 0 || tables.n > 0) {
+      throw new BeaconError('log_incompatible', `${path} is a SQLite database but not a Beacon event log; refusing to write to it (use another --log)`);
+    }
+    return 'empty';
+  }
+}
