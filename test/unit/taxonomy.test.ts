@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyGooseTool, type ToolClassification } from '../../src/taxonomy/classify';
+import { fragmentDiff, wholeContentDiff } from '../../src/taxonomy/diff';
+import { splitToolName } from '../../src/taxonomy/tool-name';
+
+const cls = (name: string, input: unknown = {}, opts = {}) => classifyGooseTool(name, input, opts) as ToolClassification;
+
+describe('goose tool taxonomy', () => {
+  it('shell, developer__shell, developer.shell, Developer__Shell and functions.developer.shell classify alike', () => {
+    for (const n of ['shell', 'developer__shell', 'developer.shell', 'Developer__Shell', 'functions.developer.shell']) {
+      const c = cls(n, { command: 'ls' });
+      assert.equal(c.action, 'command.executed', n);
+      assert.deepEqual(c.command, { command: 'ls' });
+    }
+  });
+
+  it('identifies MCP by exclusion: a non-built-in prefix is never a file change', () => {
+    const c = cls('github__create_issue', { path: 'x', content: 'y' });
+    assert.equal(c.action, 'mcp.tool_invoked');
+    assert.deepEqual(c.mcp, { server: 'github', tool: 'create_issue' });
+    assert.equal(c.file, undefined);
+    assert.equal(cls('github__edit', { path: 'a' }).action, 'mcp.tool_invoked');
+    assert.equal(splitToolName('my.server.tool').isMcp, false);
+  });
+
+  it('consumes the todo extension', () => {
+    assert.deepEqual(classifyGooseTool('todo__todo_write', {}), { consumed: true });
+  });
+
+  it('write/edit are file.modified; tree and read_image are file.read; a URL is never a path', () => {
+    assert.deepEqual(cls('write', { path: 'a/b.ts', content: 'x' }).file, { path: 'a/b.ts', operation: 'create', language: 'ts' });
+    assert.equal(cls('edit', { path: 'a.rs', before: 'a', after: 'b' }).file?.operation, 'modify');
+    assert.equal(cls('tree', { path: 'src' }).action, 'file.read');
+    assert.equal(cls('read_image', { source: '/tmp/x.png' }).file?.path, '/tmp/x.png');
+    const url = cls('read_image', { source: 'https://example.com/x.png' });
+    assert.equal(url.action, 'tool.invoked');
+    assert.equal(url.file, undefined);
+  });
+
+  it('old text_editor by its command', () => {
+    assert.equal(cls('developer__text_editor', { command: 'view', path: 'a' }).action, 'file.read');
+    assert.equal(cls('developer__text_editor', { command: 'str_replace', path: 'a' }).action, 'file.modified');
+    assert.equal(cls('developer__text_editor', { command: 'undo_edit', path: 'a' }).action, 'file.modified');
+    assert.equal(cls('developer__text_editor', { command: 'launch', path: 'a' }).action, 'tool.invoked');
+  });
+
+  it('anything else is a generic tool.invoked (inferred)', () => {
+    const c = cls('load_skill', { name: 'x' });
+    assert.equal(c.action, 'tool.invoked');
+    assert.equal(c.fidelity, 'inferred');
+  });
+
+  it('diffs: fragment for edit, whole content for write, none for a failed or identical edit', () => {
+    const edit = cls('edit', { path: 'src/lib.rs', before: 'fn old()\n}', after: 'fn new()\n}' }, { withDiff: true });
+    assert.equal(edit.file?.diff, '--- a/lib.rs\n+++ b/lib.rs\n@@ -1,2 +1,2 @@\n-fn old()\n-}\n+fn new()\n+}');
+    assert.equal(edit.file?.diff_bytes, Buffer.byteLength(edit.file!.diff!));
+    assert.equal(edit.file?.diff_hash?.length, 64);
+    assert.equal(cls('edit', { path: 'a', before: 'x', after: 'y' }, { withDiff: true, failed: true }).file?.diff, undefined);
+    assert.equal(fragmentDiff('a', 'same', 'same'), undefined);
+    assert.equal(wholeContentDiff('dir/new.txt', 'a\nb\n').diff, '--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,3 @@\n+a\n+b\n+');
+  });
+});
