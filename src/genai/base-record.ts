@@ -13,6 +13,19 @@ const CONTENT_ATTRIBUTES = new Set([
   'input', 'output', 'user_message', 'trace_input', 'trace_output',
 ]);
 
+/**
+ * Attributes `raw` need not repeat: those the record already holds in their structured place, and the
+ * tracing layer's own bookkeeping (code location, thread, busy/idle time). Usage keys stay in `raw`:
+ * they are what the source said, before Beacon made the buckets disjoint.
+ */
+const REPRESENTED_ATTRIBUTES = new Set([
+  'session.id', 'gen_ai.conversation.id', 'gen_ai.operation.name', 'gen_ai.provider.name', 'gen_ai.system',
+  'gen_ai.request.model', 'gen_ai.response.model', 'gen_ai.response.id', 'gen_ai.response.finish_reasons',
+  'gen_ai.tool.name', 'gen_ai.tool.call.id', 'error.type',
+  'code.filepath', 'code.file.path', 'code.namespace', 'code.lineno', 'code.line.number', 'code.function.name',
+  'thread.id', 'thread.name', 'busy_ns', 'idle_ns',
+]);
+
 /** The envelope every OTLP-derived event shares: identity, time, harness, session, trace. */
 export function baseRecord(span: SpanRecord, action: string, category: string, fidelity: Fidelity): BeaconRecord {
   const attrs = span.attributes;
@@ -40,10 +53,10 @@ export function baseRecord(span: SpanRecord, action: string, category: string, f
   return record;
 }
 
-/** `raw` keeps what the source said (e.g. goose's cache-inclusive input tokens), minus message content. */
+/** `raw` keeps what the source said (e.g. goose's cache-inclusive input tokens), minus message content and repeats. */
 export function rawSection(span: SpanRecord): Record<string, unknown> {
   const attributes: Attributes = {};
-  for (const [k, v] of Object.entries(span.attributes)) if (!CONTENT_ATTRIBUTES.has(k)) attributes[k] = v;
+  for (const [k, v] of Object.entries(span.attributes)) if (!CONTENT_ATTRIBUTES.has(k) && !REPRESENTED_ATTRIBUTES.has(k)) attributes[k] = v;
   return {
     otel_signal: 'traces',
     span_name: span.name,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { BeaconError } from '../model/errors';
 import type { BeaconRecord, ContentField } from '../model/record';
 import { EVENT_LIMIT, STRING_LIMIT, STRUCTURED_STRING_LIMIT, truncateString } from './limits';
-import { collectSecretValues, redactString } from './secrets';
+import { collectSecretValues, maySecret, redactString } from './secrets';
 
 
 export type { ContentField } from '../model/record';
@@ -27,27 +27,35 @@ export interface Sanitized {
 export function sanitizeRecord(record: BeaconRecord, contentField?: ContentField): Sanitized {
   const original = contentField ? getPath(record, contentField) : undefined;
 
+  // One walk truncates (before redaction, as the Go Beacon does) and looks for anything secret-like;
+  // only an event that has some pays for the second, redacting walk.
   const secrets = new Set<string>();
-  visitStrings(record, [], (s) => {
-    collectSecretValues(s, secrets);
-    return s;
-  });
-
+  let suspicious = false;
   let contentTruncated = false;
-  let contentRedacted = false;
   visitStrings(record, [], (s, path) => {
     const section = path[0]!;
     const dotted = path.length === 2 ? `${path[0]}.${path[1]}` : '';
     const limit = STRUCTURED_SECTIONS.has(section) || dotted === 'tool.path' ? STRUCTURED_STRING_LIMIT : STRING_LIMIT;
     const cut = truncateString(s, limit);
-    let value = cut.value;
-    if (!NOT_REDACTED_SECTIONS.has(section) && !NOT_REDACTED_PATHS.has(dotted)) value = redactString(value, secrets);
-    if (contentField && dotted === contentField) {
-      contentTruncated = cut.truncated;
-      contentRedacted = value !== cut.value;
+    if (contentField && dotted === contentField) contentTruncated = cut.truncated;
+    if (isRedacted(section, dotted) && maySecret(cut.value)) {
+      suspicious = true;
+      collectSecretValues(cut.value, secrets);
     }
-    return value;
+    return cut.value;
   });
+
+  let contentRedacted = false;
+  if (suspicious) {
+    visitStrings(record, [], (s, path) => {
+      const section = path[0]!;
+      const dotted = path.length === 2 ? `${path[0]}.${path[1]}` : '';
+      if (!isRedacted(section, dotted)) return s;
+      const value = redactString(s, secrets);
+      if (contentField && dotted === contentField) contentRedacted = value !== s;
+      return value;
+    });
+  }
 
   if (typeof original === 'string' && original.length > 0) {
     record.content = {
@@ -111,6 +119,10 @@ function capRecord(record: BeaconRecord): string {
     return json;
   }
   throw new BeaconError('bad_data', `event ${record.event.action} exceeds ${EVENT_LIMIT} bytes even after dropping its content`);
+}
+
+function isRedacted(section: string, dotted: string): boolean {
+  return !NOT_REDACTED_SECTIONS.has(section) && !NOT_REDACTED_PATHS.has(dotted);
 }
 
 function fits(json: string): boolean {

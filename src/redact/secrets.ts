@@ -21,6 +21,10 @@ const MAYBE_SECRET = /authorization|api[_-]?key|token|secret|password|bearer|sk-
 
 export const REDACTED = '[REDACTED]';
 
+export function maySecret(s: string): boolean {
+  return MAYBE_SECRET.test(s);
+}
+
 /** Values assigned in a secret pattern that are long enough to be recognized elsewhere in the event. */
 export function collectSecretValues(s: string, into: Set<string>): void {
   if (!MAYBE_SECRET.test(s)) return;

@@ -31,7 +31,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_ts ON events(ts_ns);
 CREATE INDEX events_session ON events(session_id, ts_ns);
-CREATE INDEX events_trace ON events(trace_id);
+CREATE INDEX events_trace ON events(trace_id, parent_span_id);
 `;
 
 /**

@@ -15,6 +15,9 @@ const init = workerData as WriterInit;
 let log: EventLog;
 try {
   log = EventLog.open(init.path, { busyTimeoutMs: init.busyTimeoutMs });
+  // The checkpointer thread does this beside us (checkpoint-worker.ts); the WAL is cut back after each reset.
+  log.db.pragma('wal_autocheckpoint = 0');
+  log.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   send({ type: 'ready' });
 } catch (e) {
   send({ type: 'open-failed', error: toWire(e) });

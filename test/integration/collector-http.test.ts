@@ -93,7 +93,7 @@ describe('collector over a real socket', () => {
     assert.deepEqual(e.gen_ai.response.finish_reasons, ['tool_use']);
     assert.deepEqual(e.gen_ai.usage, { input_tokens: 140, output_tokens: 212, cache_read: { input_tokens: 11200 }, cache_creation: { input_tokens: 1500 } });
     assert.equal(e.reasoning.text, 'Run the tests first.');
-    assert.equal(e.raw.attributes.busy_ns, '-9007199254740993', 'int64 beyond 2^53 kept exactly');
+    assert.equal(e.raw.attributes['gen_ai.request.seed'], '-9007199254740993', 'int64 beyond 2^53 kept exactly');
   });
 
   it('a retried export adds nothing', async () => {

@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: collector throughput, latency and memory over a real socket, with the in-process
+ * ceilings it is bounded by measured in the same run (so figures read as ratios on a noisy machine).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extractGenAiEvents } from '../src/genai/extract';
+import { decodeProtoTraces } from '../src/receiver/decode-proto';
+import { sanitizeRecord } from '../src/redact/sanitize';
+import { EventLog } from '../src/store/event-log';
+import { toRow } from '../src/store/row';
+import { startCollector } from '../test/helpers/daemon';
+import { tempDir } from '../test/helpers/paths';
+import { gooseExportTemplate, stampIds } from './fixture';
+import { benchHooks } from './hooks';
+
+const only = process.argv.slice(2);
+const want = (name: string) => only.length === 0 || only.includes(name);
+
+function rate(seconds: number, fn: (i: number) => number): number {
+  let items = 0;
+  const warm = performance.now() + 300;
+  let i = 0;
+  while (performance.now() < warm) fn(i++);
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  while (performance.now() < end) items += fn(i++);
+  return items / ((performance.now() - start) / 1000);
+}
+
+function rss(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) / 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+function loadgen(url: string, args: string[]) {
+  const r = spawnSync(process.execPath, [join(__dirname, 'loadgen.js'), '--url', url, ...args], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout.trim()) as { ok: number; failed: number; statuses: Record<string, number>; spansPerSec: number; exportsPerSec: number; p50: number; p99: number; nextCounter: number };
+}
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+async function main() {
+  const { body, idOffsets, genAiSpans } = gooseExportTemplate(100);
+  console.log(`fixture: 100-span goose export, ${fmt(body.length)} bytes protobuf, ${genAiSpans} GenAI spans stored per export`);
+  const results: Record<string, number> = {};
+
+  if (want('collector')) {
+    // Ceilings: one thread, no HTTP.
+    results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
+    results.pipelineSpansPerSec = rate(2, (i) => {
+      const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
+      for (const ev of ex.events) toRow(ev, sanitizeRecord(ev.record, ev.contentField).json);
+      return 100;
+    });
+    const sample = extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
+    const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
+    results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
+    log.close();
+    console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
+
+    const c = await startCollector();
+    await new Promise((r) => setTimeout(r, 1500));
+    results.idleRssMb = rss(c.proc.pid!).rss;
+    let peak = 0;
+    const poll = setInterval(() => (peak = Math.max(peak, rss(c.proc.pid!).rss)), 100);
+    const sustained = await new Promise<ReturnType<typeof loadgen>>((resolve) => setImmediate(() => resolve(loadgen(c.url, ['--seconds', '10', '--connections', '8']))));
+    clearInterval(poll);
+    results.peakRssMb = Math.max(peak, rss(c.proc.pid!).rss);
+    results.spansPerSec = sustained.spansPerSec;
+    results.p50Ms = sustained.p50;
+    results.p99Ms = sustained.p99;
+    const half = loadgen(c.url, ['--seconds', '8', '--rate', String(Math.max(1, Math.round(sustained.exportsPerSec / 2))), '--connections', '32', '--start', String(sustained.nextCounter)]);
+    results.halfLoadSpansPerSec = half.spansPerSec;
+    results.halfP50Ms = half.p50;
+    results.halfP99Ms = half.p99;
+    await c.stop();
+    console.log(`collector, 8 connections, 10 s: ${fmt(sustained.spansPerSec)} spans/s (${fmt(sustained.exportsPerSec, 1)} exports/s, ${sustained.failed} failed, statuses ${JSON.stringify(sustained.statuses)}), latency p50 ${fmt(sustained.p50, 1)} ms, p99 ${fmt(sustained.p99, 1)} ms`);
+    console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling`);
+    console.log(`collector at half that load (open loop, ${fmt(half.exportsPerSec, 1)} exports/s): ${fmt(half.spansPerSec)} spans/s, p50 ${fmt(half.p50, 1)} ms, p99 ${fmt(half.p99, 1)} ms, ${half.failed} failed`);
+    console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB`);
+  }
+
+  if (want('hooks')) Object.assign(results, await benchHooks());
+  console.log(`\nJSON ${JSON.stringify(results)}`);
+}
+
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from '../helpers/paths';
+
+/**
+ * One direction of flow: a stage imports only stages below it (and src/model). The ranks are the
+ * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
+ */
+const RANK: Record<string, number> = { model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, genai: 2, receiver: 3, hooks: 3, stream: 3, cli: 4, bin: 5 };
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+const src = join(repoRoot(), 'src');
+const stageOf = (file: string) => relative(src, file).split(sep)[0]!;
+
+describe('stage boundaries', () => {
+  const files = sources(src);
+
+  it('every folder under src/ is a known stage', () => {
+    for (const f of files) assert.ok(stageOf(f) in RANK, `unknown stage for ${f}`);
+  });
+
+  it('no stage imports a stage above or beside it', () => {
+    const violations: string[] = [];
+    for (const f of files) {
+      const from = stageOf(f);
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import\(|require\()\s*'(\.{1,2}\/[^']+)'/g)) {
+        const to = stageOf(resolve(dirname(f), m[1]!));
+        if (to !== from && !(RANK[to]! < RANK[from]!)) violations.push(`${relative(src, f)} → ${to}`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  it('only the receiver loads fastify and protobufjs', () => {
+    const offenders = files.filter((f) => stageOf(f) !== 'receiver' && /from '(fastify|protobufjs)'/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders.map((f) => relative(src, f)), []);
+  });
+});
