@@ -63,7 +63,11 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
       stopping = true;
       const started = Date.now();
       receiver.beginShutdown();
-      await receiver.app.close(); // waits for in-flight exports, which wait for their commit
+      // Waits for in-flight exports, which wait for their commit. A client that keeps a socket open
+      // anyway is cut off after a grace period so a service manager never has to kill us.
+      const grace = setTimeout(() => receiver.app.server.closeAllConnections(), 10_000);
+      await receiver.app.close();
+      clearTimeout(grace);
       await writer.close();
       logger.info({ signal, ms: Date.now() - started, ...receiver.stats }, 'collector stopped');
       resolve(0);

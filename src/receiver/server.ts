@@ -46,6 +46,12 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     }
   });
 
+  // While stopping, every reply closes its connection: a keep-alive socket left open would hold
+  // the shutdown for the client's whole keep-alive timeout.
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   for (const [path, signal] of Object.entries(SIGNAL_PATHS)) {
     app.post(path, (req, reply) => handleExport(signal, req, reply));
     app.route({
