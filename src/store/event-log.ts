@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { BeaconError, isBeaconError } from '../model/errors';
 import type { EventRow } from './row';
 import { ensureSchema } from './schema';
@@ -16,6 +16,8 @@ export interface AppendResult {
 export interface OpenOptions {
   busyTimeoutMs?: number;
   readonly?: boolean;
+  /** a short-lived writer (a hook): never runs an auto-checkpoint, which could copy a large WAL while goose waits */
+  hookConnection?: boolean;
 }
 
 export interface StoredRow {
@@ -64,7 +66,7 @@ export class EventLog {
     if (!options.readonly) prepareFile(path);
     let db: Database.Database;
     try {
-      db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: busy });
+      db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: busy, nativeBinding: nativeBinding() });
     } catch (e) {
       throw asStoreError(e, path);
     }
@@ -75,6 +77,7 @@ export class EventLog {
         db.pragma('journal_mode = WAL');
         // NORMAL in WAL mode is crash-safe for the process; a power loss may lose the last commits.
         db.pragma('synchronous = NORMAL');
+        if (options.hookConnection) db.pragma('wal_autocheckpoint = 0');
       } else {
         ensureReadable(db, path);
       }
@@ -97,14 +100,16 @@ export class EventLog {
   /** Runs several appends in one transaction (group commit); each keeps its own result. */
   appendMany(batches: readonly (readonly EventRow[])[]): AppendResult[] {
     try {
-      return this.db.transaction(() => batches.map((rows) => this.appendRows(rows)))();
+      return this.db.transaction(() => batches.map((rows) => this.appendRows(rows))).immediate();
     } catch (e) {
       throw asStoreError(e, this.path);
     }
   }
 
   private appendTx(rows: readonly EventRow[]): AppendResult {
-    return this.db.transaction(() => this.appendRows(rows))();
+    // IMMEDIATE: take the write lock first. A deferred transaction that reads (the chat-child check)
+    // and then writes gets SQLITE_BUSY at once, without waiting, if a hook committed in between.
+    return this.db.transaction(() => this.appendRows(rows)).immediate();
   }
 
   private appendRows(rows: readonly EventRow[]): AppendResult {
@@ -160,6 +165,21 @@ export class EventLog {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+let binding: string | null | undefined;
+
+/**
+ * The addon file, found from the already-loaded module: better-sqlite3's default lookup (the
+ * `bindings` package) probes a dozen paths and costs a hook ~4 ms of goose's time on every call.
+ */
+function nativeBinding(): string | undefined {
+  if (binding === undefined) {
+    const main = Object.keys(require.cache).find((k) => k.endsWith(`${sep}better-sqlite3${sep}lib${sep}index.js`));
+    const file = main ? join(dirname(main), '..', 'build', 'Release', 'better_sqlite3.node') : undefined;
+    binding = file && existsSync(file) ? file : null;
+  }
+  return binding ?? undefined;
 }
 
 /** The directory is the user's alone (0700) and so is the file (0600): events hold prompts and commands. */

@@ -14,7 +14,8 @@ export function repoRoot(): string {
 }
 
 export const BEACON_BIN = join(repoRoot(), 'dist', 'src', 'bin', 'beacon.js');
-export const HOOKS_BIN = join(repoRoot(), 'dist', 'src', 'bin', 'beacon-hooks.js');
+/** goose runs the single-file bundle (startup time matters: goose waits for every hook). */
+export const HOOKS_BIN = join(repoRoot(), 'dist', 'beacon-hooks.js');
 
 export function tempDir(prefix = 'beacon-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -1,0 +1,111 @@
+import { userInfo } from 'node:os';
+import { endpointInfo } from '../model/endpoint';
+import { callEventId, freshEventId } from '../model/event-id';
+import { SCHEMA_VERSION, type BeaconRecord, type ContentField, type StoredEvent } from '../model/record';
+import { formatTimestamp } from '../model/time';
+import { classifyGooseTool, type ToolClassification } from '../taxonomy/classify';
+import { gitBranch } from './git';
+import type { GoosePayload, Subcommand } from './payload';
+
+export interface HookEvent extends StoredEvent {
+  contentField?: ContentField;
+}
+
+interface Context {
+  now: bigint;
+  env: NodeJS.ProcessEnv;
+}
+
+/** goose hook payload → the Beacon events it stands for (none for goose's internal todo tool). */
+export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): HookEvent[] {
+  switch (sub) {
+    case 'session-start':
+      return [simple(p, ctx, 'session.started', 'session', 'Agent session started')];
+    case 'session-end':
+      return [simple(p, ctx, 'session.ended', 'session', 'Agent session ended')];
+    case 'stop':
+      return [simple(p, ctx, 'tool.completed', 'tool', 'Agent response completed')];
+    case 'prompt-submit': {
+      const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
+      if (p.message !== undefined && p.message !== '') {
+        ev.record.prompt = { text: p.message };
+        ev.contentField = 'prompt.text';
+      }
+      return [ev];
+    }
+    case 'pre-tool':
+      return toolEvent(p, ctx, 'pre');
+    case 'post-tool':
+      return toolEvent(p, ctx, p.event === 'PostToolUseFailure' ? 'failed' : 'post');
+  }
+}
+
+/**
+ * pre: `tool.invoked`, an observation (goose's permission step already ran; no approval is claimed).
+ * post: the classified action, with a diff for write/edit. failed: `tool.failed`, and never a diff —
+ * goose reports a failed edit with the same name and arguments as one that landed.
+ */
+function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'failed'): HookEvent[] {
+  const name = p.tool_name ?? '';
+  const cls = classifyGooseTool(name, p.tool_input, { withDiff: phase === 'post', failed: phase === 'failed' });
+  if ('consumed' in cls) return [];
+  const action = phase === 'pre' ? 'tool.invoked' : phase === 'failed' ? 'tool.failed' : cls.action;
+  const category = phase === 'post' ? cls.category : 'tool';
+  const message = phase === 'pre' ? 'Tool invocation observed' : phase === 'failed' ? 'Tool call failed' : cls.message;
+  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : freshEventId());
+  const r = ev.record;
+  r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
+  if (phase === 'failed') r.severity = 'high';
+  applyClassification(r, cls);
+  r.gen_ai = {
+    tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
+  };
+  ev.contentField = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
+  return [ev];
+}
+
+function applyClassification(r: BeaconRecord, cls: ToolClassification): void {
+  r.tool = cls.tool;
+  if (cls.file) r.file = { ...cls.file };
+  if (cls.command) r.command = { ...cls.command };
+  if (cls.mcp) r.mcp = cls.mcp;
+}
+
+function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): HookEvent {
+  // A prompt, a session start or a stop has no identity of its own: the same prompt twice is two events.
+  return base(p, ctx, action, category, message, freshEventId());
+}
+
+function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): HookEvent {
+  const record: BeaconRecord = {
+    timestamp: formatTimestamp(ctx.now),
+    vendor: 'beacon',
+    product: 'endpoint-agent',
+    schema_version: SCHEMA_VERSION,
+    event: { kind: 'agent_runtime', action, category, id, fidelity: 'observed' },
+    severity: 'info',
+    endpoint: { ...endpointInfo() },
+    user: currentUser(ctx.env),
+    harness: { name: 'goose', collection_method: 'hook' },
+    message,
+  };
+  // No fallback to this process's cwd: under the desktop app it is the application bundle.
+  if (p.session_id !== undefined || p.working_dir !== undefined) {
+    record.session = { ...(p.session_id !== undefined ? { id: p.session_id } : {}), ...(p.working_dir ? { working_directory: p.working_dir } : {}) };
+  }
+  if (p.working_dir) {
+    record.repository = p.working_dir;
+    const branch = gitBranch(p.working_dir, ctx.env);
+    if (branch) record.branch = branch;
+  }
+  return { record, timeUnixNano: ctx.now };
+}
+
+function currentUser(env: NodeJS.ProcessEnv): { name: string; uid?: string } {
+  try {
+    const u = userInfo();
+    return { name: u.username, ...(u.uid >= 0 ? { uid: String(u.uid) } : {}) };
+  } catch {
+    return { name: env.USER ?? env.LOGNAME ?? 'unknown' };
+  }
+}

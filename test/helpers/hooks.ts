@@ -1,0 +1,35 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { HOOKS_BIN } from './paths';
+
+export interface HookRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The hook command line as `beacon install goose` writes it: shell-quoted, run by `sh -c` as goose does. */
+export function hookCommand(log: string, sub: string, config = '/nonexistent/config.json'): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${q(process.execPath)} ${q(HOOKS_BIN)} --platform goose --log ${q(log)} --config ${q(config)} ${sub}`;
+}
+
+export function runHookSync(log: string, sub: string, payload: unknown, env: NodeJS.ProcessEnv = {}): HookRun {
+  const r = spawnSync('sh', ['-c', hookCommand(log, sub)], {
+    input: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function runHookAsync(log: string, sub: string, payload: unknown, env: NodeJS.ProcessEnv = {}): Promise<HookRun> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', hookCommand(log, sub)], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
