@@ -1,16 +1,20 @@
 import { BeaconError, isBeaconError } from '../model/errors';
 import { COLLECTOR_USAGE, runCollector } from './collector';
 import { EVENTS_USAGE, runEvents } from './events';
+import { STREAM_USAGE, runStream } from './stream';
 
 const USAGE = `usage: beacon <command> [options]
 
 commands:
   collector   run the OTLP/HTTP collector in the foreground
   events      list stored events
+  stream      turn goose stream-json output into harness events (and record them)
 
 ${COLLECTOR_USAGE}
 
-${EVENTS_USAGE}`;
+${EVENTS_USAGE}
+
+${STREAM_USAGE}`;
 
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -22,6 +26,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runCollector(rest, env);
       case 'events':
         return runEvents(rest, env, out);
+      case 'stream':
+        return await runStream(rest, { stdin: process.stdin, stdout: process.stdout, stderr: (s) => process.stderr.write(s), env });
       case undefined:
       case 'help':
       case '--help':

@@ -1,0 +1,226 @@
+import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from './harness-event';
+import type { Line } from './lines';
+import { harnessToolEvent } from './tools';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export interface ParserOptions {
+  sessionId?: string;
+  /** pending agent/reasoning text kept at most (a runaway message cannot exhaust memory) */
+  maxPendingChars?: number;
+  /** tool requests awaiting their response at most; the oldest is reported unanswered beyond it */
+  maxOpenTools?: number;
+  now?: () => Date;
+}
+
+interface Pending {
+  kind: 'agent' | 'reasoning';
+  id: string;
+  text: string;
+  timestamp: string;
+  inference: Inference;
+}
+
+interface OpenTool {
+  callId: string;
+  name: string;
+  arguments: unknown;
+  timestamp: string;
+  messageId: string;
+  inference: Inference;
+}
+
+interface Inference {
+  model?: string;
+  provider?: string;
+}
+
+/**
+ * `goose run --output-format stream-json` → normalized harness events, one input line at a time.
+ * Text and thinking arrive as cumulative-or-delta fragments per message id: a fragment restating the
+ * pending text replaces it, any other is appended; the pending text is flushed when the kind or id
+ * changes, at a tool event, at `complete`, at `error` and at the end.
+ */
+export class GooseStreamParser {
+  private pending?: Pending;
+  private readonly open = new Map<string, OpenTool>();
+  private readonly options: Required<Omit<ParserOptions, 'sessionId'>> & { sessionId?: string };
+  /** the last `complete` seen: session-cumulative usage as goose reports it */
+  usage?: StreamUsage;
+
+  constructor(options: ParserOptions = {}) {
+    this.options = { maxPendingChars: 1024 * 1024, maxOpenTools: 10_000, now: () => new Date(), ...options };
+  }
+
+  line(line: Line | string): StreamEvent[] {
+    const l = typeof line === 'string' ? { text: line, truncated: false, bytes: Buffer.byteLength(line) } : line;
+    if (l.truncated) return [this.unknown({ truncated_line: l.text, bytes: l.bytes })];
+    if (l.text.trim() === '') return [];
+    let rec: unknown;
+    try {
+      rec = JSON.parse(l.text);
+    } catch {
+      return [this.unknown(l.text)];
+    }
+    if (!isObj(rec)) return [this.unknown(rec)];
+    switch (rec.type) {
+      case 'message':
+        return isObj(rec.message) ? this.message(rec.message) : [this.unknown(rec)];
+      case 'notification':
+        return [this.unknown(rec)];
+      case 'error':
+        return [...this.flush(), this.emit({ type: 'error', message: str(rec.error) ?? JSON.stringify(rec.error ?? null) })];
+      case 'complete': {
+        this.usage = {
+          totalTokens: num(rec.total_tokens),
+          inputTokens: num(rec.input_tokens),
+          outputTokens: num(rec.output_tokens),
+          cacheReadTokens: num(rec.cache_read_input_tokens),
+          cacheWriteTokens: num(rec.cache_write_input_tokens),
+          costUsd: num(rec.cost_usd),
+        };
+        return [...this.flush(), ...this.unanswered(), { harness: null, detail: { usage: this.usage, ...this.lastInference } }];
+      }
+      default:
+        return [this.unknown(rec)];
+    }
+  }
+
+  /** End of stream (with or without `complete`): pending text and unanswered requests are reported. */
+  end(): StreamEvent[] {
+    return [...this.flush(), ...this.unanswered()];
+  }
+
+  private lastInference: Inference = {};
+
+  private message(m: Obj): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    const id = str(m.id) ?? '';
+    const role = str(m.role);
+    const created = num(m.created);
+    const timestamp = created !== undefined ? new Date(created * 1000).toISOString() : this.options.now().toISOString();
+    const inf = isObj(m.metadata) && isObj(m.metadata.inference) ? m.metadata.inference : undefined;
+    if (inf) this.lastInference = { model: str(inf.resolvedModel) ?? str(inf.requestedModel), provider: str(inf.provider) };
+    const content = Array.isArray(m.content) ? m.content : [];
+    for (const block of content) {
+      if (!isObj(block)) {
+        out.push(this.unknown(block));
+        continue;
+      }
+      switch (block.type) {
+        case 'text':
+          if (role === 'assistant' && typeof block.text === 'string') out.push(...this.accumulate('agent', id, block.text, timestamp));
+          break; // user text is the echoed prompt
+        case 'thinking':
+          if (role === 'assistant' && typeof block.thinking === 'string') out.push(...this.accumulate('reasoning', id, block.thinking, timestamp));
+          break;
+        case 'redactedThinking':
+          break; // carries no readable text
+        case 'toolRequest':
+          out.push(...this.flush(), ...this.toolRequest(block, id, timestamp));
+          break;
+        case 'toolResponse':
+          out.push(...this.flush(), ...this.toolResponse(block, timestamp));
+          break;
+        case 'error':
+          out.push(...this.flush(), this.emit({ type: 'error', message: str(block.message) ?? '', ...(str(block.kind) ? { code: str(block.kind) } : {}) }, timestamp));
+          break;
+        default:
+          out.push(this.unknown(block, timestamp));
+      }
+    }
+    return out;
+  }
+
+  private accumulate(kind: Pending['kind'], id: string, text: string, timestamp: string): StreamEvent[] {
+    const p = this.pending;
+    if (p && p.kind === kind && p.id === id) {
+      // A cumulative record restates the pending text; anything else is a delta.
+      p.text = text.startsWith(p.text) ? text : p.text + text;
+      if (p.text.length > this.options.maxPendingChars) p.text = p.text.slice(0, this.options.maxPendingChars);
+      return [];
+    }
+    const out = this.flush();
+    this.pending = { kind, id, text: text.slice(0, this.options.maxPendingChars), timestamp, inference: this.lastInference };
+    return out;
+  }
+
+  private flush(): StreamEvent[] {
+    const p = this.pending;
+    this.pending = undefined;
+    if (!p || p.text === '') return [];
+    return [this.emit({ type: p.kind, message: p.text }, p.timestamp, { messageId: p.id, ...p.inference })];
+  }
+
+  private toolRequest(block: Obj, messageId: string, timestamp: string): StreamEvent[] {
+    const callId = str(block.id);
+    const call = block.toolCall;
+    const value = isObj(call) && call.status === 'success' && isObj(call.value) ? call.value : undefined;
+    const name = value ? str(value.name) : undefined;
+    if (!callId || !value || !name) return [this.unknown(block, timestamp)]; // unparseable request
+    const out: StreamEvent[] = [];
+    if (this.open.size >= this.options.maxOpenTools) {
+      const [oldest] = this.open.values();
+      this.open.delete(oldest!.callId);
+      out.push(...this.toolEvent(oldest!, undefined));
+    }
+    this.open.set(callId, { callId, name, arguments: value.arguments ?? {}, timestamp, messageId, inference: this.lastInference });
+    return out;
+  }
+
+  private toolResponse(block: Obj, timestamp: string): StreamEvent[] {
+    const callId = str(block.id);
+    const req = callId ? this.open.get(callId) : undefined;
+    if (!req) return [this.unknown(block, timestamp)];
+    this.open.delete(req.callId);
+    const result = isObj(block.toolResult) ? block.toolResult : {};
+    const value = isObj(result.value) ? result.value : {};
+    // status is the transport only: a failed edit or a non-zero shell exit is status success + isError.
+    const ok = result.status === 'success' && value.isError !== true;
+    const sc = isObj(value.structuredContent) ? value.structuredContent : {};
+    const exitCode = typeof sc.exit_code === 'number' && Number.isInteger(sc.exit_code) ? sc.exit_code : undefined;
+    return this.toolEvent(req, { ok, exitCode });
+  }
+
+  private toolEvent(req: OpenTool, outcome: { ok: boolean; exitCode?: number } | undefined): StreamEvent[] {
+    const mapped = harnessToolEvent(req.name, req.arguments);
+    if (mapped === 'consumed') return [];
+    const detail: StreamDetail = {
+      messageId: req.messageId,
+      ...req.inference,
+      tool: { callId: req.callId, name: req.name, arguments: req.arguments, answered: outcome !== undefined, failed: outcome ? !outcome.ok : false, ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}) },
+    };
+    if (mapped === 'unknown') {
+      return [this.emit({ type: 'unknown', raw: { toolRequest: { id: req.callId, name: req.name, arguments: req.arguments }, ...(outcome ? { isSuccess: outcome.ok } : {}) } }, req.timestamp, detail)];
+    }
+    const ev = { ...mapped } as Exclude<HarnessEvent, { type: 'agent' | 'reasoning' | 'error' | 'unknown' }>;
+    if (ev.type === 'command' && outcome?.exitCode !== undefined) ev.exitCode = outcome.exitCode;
+    if (outcome) ev.isSuccess = outcome.ok;
+    return [this.emit(ev, req.timestamp, detail)];
+  }
+
+  private unanswered(): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const req of this.open.values()) out.push(...this.toolEvent(req, undefined));
+    this.open.clear();
+    return out;
+  }
+
+  private unknown(raw: unknown, timestamp?: string): StreamEvent {
+    return this.emit({ type: 'unknown', raw }, timestamp);
+  }
+
+  private emit(fields: DistributiveOmit<HarnessEvent, 'timestamp' | 'sessionId'>, timestamp?: string, detail: StreamDetail = {}): StreamEvent {
+    const harness = {
+      timestamp: timestamp ?? this.options.now().toISOString(),
+      ...(this.options.sessionId !== undefined ? { sessionId: this.options.sessionId } : {}),
+      ...fields,
+    } as HarnessEvent;
+    return { harness, detail };
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,44 @@
+/**
+ * The normalized harness event contract (one JSON object per line): `timestamp`, optional
+ * `sessionId`, `type`, then the type's fields in camelCase.
+ */
+export type HarnessEvent =
+  | (Base & { type: 'agent'; message: string })
+  | (Base & { type: 'reasoning'; message: string })
+  | (Base & { type: 'command'; command: string; workingDirectory?: string; exitCode?: number; isSuccess?: boolean })
+  | (Base & { type: 'read' | 'write'; path: string; startLine?: number; endLine?: number; isSuccess?: boolean })
+  | (Base & { type: 'search'; query: string; path?: string; isSuccess?: boolean })
+  | (Base & { type: 'list'; path?: string; isSuccess?: boolean })
+  | (Base & { type: 'skill'; path: string; skillName?: string; isSuccess?: boolean })
+  | (Base & { type: 'error'; message: string; code?: string })
+  | (Base & { type: 'unknown'; raw: unknown });
+
+interface Base {
+  timestamp: string;
+  sessionId?: string;
+}
+
+/** What the stream said beyond the contract, kept for the Beacon record of the same event. */
+export interface StreamDetail {
+  messageId?: string;
+  model?: string;
+  provider?: string;
+  tool?: { callId: string; name: string; arguments: unknown; answered: boolean; failed: boolean; exitCode?: number };
+  usage?: StreamUsage;
+}
+
+/** goose's `complete` record: flat, session-cumulative token counts and a reported cost. */
+export interface StreamUsage {
+  totalTokens?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number;
+}
+
+export interface StreamEvent {
+  /** null: nothing to print (goose's `complete` supplies usage but is no harness event) */
+  harness: HarnessEvent | null;
+  detail: StreamDetail;
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { jsonl, runBeacon } from '../helpers/daemon';
+import { BEACON_BIN, repoRoot, tempDir } from '../helpers/paths';
+
+const FIXTURE = join(repoRoot(), 'test', 'fixtures', 'goose-stream.jsonl');
+
+/** As a user runs it: goose's output piped into `beacon stream goose`. */
+function pipe(args: string[], input = readFileSync(FIXTURE)) {
+  return spawnSync('sh', ['-c', `"${process.execPath}" "${BEACON_BIN}" stream goose ${args.map((a) => `'${a}'`).join(' ')}`], { input, encoding: 'utf8' });
+}
+
+describe('beacon stream goose', () => {
+  it('prints harness events and records them with collection method stream', () => {
+    const log = join(tempDir(), 'e.db');
+    const r = pipe(['--log', log]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(jsonl(r.stdout).map((e) => e.type), ['reasoning', 'agent', 'unknown', 'command', 'unknown']);
+    assert.deepEqual(jsonl(r.stdout)[3], { timestamp: '2026-08-21T08:30:04.000Z', type: 'command', command: 'cargo test', exitCode: 101, isSuccess: false });
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.ok(evs.every((e) => e.harness.collection_method === 'stream' && e.harness.name === 'goose'));
+    const tool = evs.find((e) => e.gen_ai?.tool?.call?.id === 'toolu_01AbC');
+    assert.equal(tool.event.action, 'tool.failed');
+    assert.equal(tool.command.exit_code, 101);
+    const usage = evs.find((e) => e.event.action === 'usage.reported');
+    assert.deepEqual(usage.gen_ai.usage, { input_tokens: 14550 - 11200 - 1500, output_tokens: 710, cache_read: { input_tokens: 11200 }, cache_creation: { input_tokens: 1500 }, cost_usd: 0.0241 });
+    assert.equal(usage.raw.usage_scope, 'session_cumulative');
+    assert.equal(usage.model, 'claude-sonnet-4-5');
+    assert.equal(evs.find((e) => e.event.action === 'agent.reasoning').reasoning.text, 'Run the tests first.');
+    assert.ok(evs.every((e) => e.session === undefined), 'goose prints no session id');
+  });
+
+  it('a replayed stream adds no tool or message events again', () => {
+    const log = join(tempDir(), 'e.db');
+    pipe(['--log', log]);
+    pipe(['--log', log]);
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.equal(evs.filter((e) => e.event.action === 'tool.failed').length, 1);
+    assert.equal(evs.filter((e) => e.event.action === 'agent.message').length, 1);
+  });
+
+  it('--tee passes goose\'s lines through byte for byte and only records', () => {
+    const log = join(tempDir(), 'e.db');
+    const r = pipe(['--log', log, '--tee', '--session', 'tee-1']);
+    assert.equal(r.stdout, readFileSync(FIXTURE, 'utf8'));
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json', '--session', 'tee-1']).stdout);
+    assert.equal(evs.length, 6);
+  });
+
+  it('--format beacon prints the stored records; --no-log writes nothing', () => {
+    const dir = tempDir();
+    const r = pipe(['--format', 'beacon', '--no-log', '--log', join(dir, 'e.db')]);
+    assert.equal(r.status, 0);
+    assert.ok(jsonl(r.stdout).every((e) => e.schema_version === '1.0'));
+    assert.equal(runBeacon(['events', '--log', join(dir, 'e.db')]).stdout.includes('does not exist'), true);
+  });
+
+  it('a stream cut mid-line without complete: the partial line is reported, pending work flushed, exit 0', () => {
+    const log = join(tempDir(), 'e.db');
+    const cut = Buffer.from(
+      `${JSON.stringify({ type: 'message', message: { id: 'm', role: 'assistant', created: 1787301001, content: [{ type: 'text', text: 'working' }, { type: 'toolRequest', id: 'x1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 'make' } } } }], metadata: {} } })}\n{"type":"message","mess`,
+    );
+    const r = pipe(['--log', log], cut);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(jsonl(r.stdout).map((e) => e.type), ['agent', 'unknown', 'command']);
+  });
+
+  it('an unusable log: the stream still flows, the error is reported, exit 1', () => {
+    const r = pipe(['--log', '/dev/null/e.db']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /not recording/);
+    assert.equal(jsonl(r.stdout).length, 5);
+  });
+});
