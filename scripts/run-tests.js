@@ -21,5 +21,5 @@ if (files.length === 0) {
   process.exit(1);
 }
 files.sort();
-const r = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--test', '--test-timeout=180000', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

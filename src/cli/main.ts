@@ -1,6 +1,7 @@
 import { BeaconError, isBeaconError } from '../model/errors';
 import { COLLECTOR_USAGE, runCollector } from './collector';
 import { EVENTS_USAGE, runEvents } from './events';
+import { SETUP_USAGE, runDoctorCommand, runInstall, runServiceCommand } from './setup';
 import { STREAM_USAGE, runStream } from './stream';
 
 const USAGE = `usage: beacon <command> [options]
@@ -9,12 +10,17 @@ commands:
   collector   run the OTLP/HTTP collector in the foreground
   events      list stored events
   stream      turn goose stream-json output into harness events (and record them)
+  install     set up goose's hooks plugin (and, asked, its OTLP export); uninstall removes it
+  doctor      check, one by one, that goose telemetry will arrive
+  service     run the collector in the background (systemd user unit, launchd agent)
 
 ${COLLECTOR_USAGE}
 
 ${EVENTS_USAGE}
 
-${STREAM_USAGE}`;
+${STREAM_USAGE}
+
+${SETUP_USAGE}`;
 
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -26,6 +32,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runCollector(rest, env);
       case 'events':
         return runEvents(rest, env, out);
+      case 'install':
+        return runInstall(rest, env, out);
+      case 'uninstall':
+        return runInstall(rest, env, out, true);
+      case 'doctor':
+        return await runDoctorCommand(rest, env, out);
+      case 'service':
+        return runServiceCommand(rest, env, out);
       case 'stream':
         return await runStream(rest, { stdin: process.stdin, stdout: process.stdout, stderr: (s) => process.stderr.write(s), env });
       case undefined:

@@ -1,0 +1,206 @@
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { EventLog } from '../store/event-log';
+import { readGooseConfig } from './goose-config';
+import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
+import { commandsIn, isBeaconCommand } from './hooks-file';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  id: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+export interface DoctorContext {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** the collector's address (from the same config the collector reads) */
+  host: string;
+  port: number;
+  log: string;
+  fetchTimeoutMs?: number;
+}
+
+/** Every check, in the order a user fixes them: collector, goose's config and environment, plugin, log. */
+export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
+  const checks: Check[] = [];
+  const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
+  checks.push(await collectorCheck(base, ctx.fetchTimeoutMs ?? 1500));
+  checks.push(...otlpConfigChecks(ctx, base));
+  checks.push(...environmentChecks(ctx.env, base));
+  checks.push(...pluginChecks(ctx));
+  checks.push(...logChecks(ctx.log));
+  return checks;
+}
+
+async function collectorCheck(base: string, timeoutMs: number): Promise<Check> {
+  try {
+    const r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await r.json()) as { status?: string; version?: string };
+    if (r.ok && body.status === 'ok') return { id: 'collector', status: 'ok', message: `reachable at ${base} (beacon ${body.version})` };
+    return { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${body.status ?? ''}`.trim(), fix: 'restart it: beacon service install (or run beacon collector)' };
+  } catch (e) {
+    return { id: 'collector', status: 'fail', message: `not reachable at ${base} (${(e as Error).message})`, fix: 'start it: beacon service install, or beacon collector in a terminal' };
+  }
+}
+
+/** What a goose OTLP endpoint value means for Beacon. */
+export function judgeEndpoint(value: string, base: string): { status: CheckStatus; message: string; fix?: string } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { status: 'fail', message: `"${value}" is not a URL`, fix: `use ${base}` };
+  }
+  if (url.port === '4317') return { status: 'fail', message: `${value} is the OTLP gRPC port; goose exports over HTTP only and the export fails`, fix: `use ${base} (port 4318)` };
+  if (/\/v1\/traces\/?$/.test(url.pathname)) return { status: 'fail', message: `${value} ends in /v1/traces; goose appends it, so traces would go to /v1/traces/v1/traces`, fix: `use the base URL ${base}` };
+  if (url.pathname !== '/' && url.pathname !== '') return { status: 'fail', message: `${value} has a path; the collector serves /v1/traces at its root`, fix: `use ${base}` };
+  if (url.origin !== new URL(base).origin) return { status: 'warn', message: `${value} is not this collector (${base})`, fix: `use ${base}, unless you forward to another collector on purpose` };
+  return { status: 'ok', message: `exports to ${value}` };
+}
+
+function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
+  const loc = gooseLocations(ctx.env, ctx.cwd);
+  const view = readGooseConfig(loc.configYaml);
+  if (!view.exists) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} does not exist`, fix: 'beacon install goose --configure-otlp, or add otel_exporter_otlp_endpoint yourself' }];
+  if (view.parseError) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} is not valid YAML: ${view.parseError}`, fix: 'fix the file' }];
+  if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
+  return [{ id: 'goose-config', ...judgeEndpoint(view.endpoint, base) }];
+}
+
+/** The variables that leave config.yaml saying "local" while goose exports nothing (as seen here: check goose's own launch environment too). */
+function environmentChecks(env: NodeJS.ProcessEnv, base: string): Check[] {
+  const out: Check[] = [];
+  const note = ' (in this shell; goose started elsewhere may see another environment)';
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') {
+    out.push({ id: 'env-sdk-disabled', status: 'fail', message: `OTEL_SDK_DISABLED=true turns goose's export off${note}`, fix: 'unset OTEL_SDK_DISABLED' });
+  }
+  const exporter = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
+  if (exporter !== '' && exporter !== 'otlp') {
+    out.push({ id: 'env-traces-exporter', status: 'fail', message: `OTEL_TRACES_EXPORTER=${env.OTEL_TRACES_EXPORTER} sends traces elsewhere${note}`, fix: 'unset OTEL_TRACES_EXPORTER' });
+  }
+  for (const key of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const v = (env[key] ?? '').trim().toLowerCase();
+    if (v !== '' && v !== 'http/protobuf' && v !== 'http/json') {
+      out.push({ id: 'env-protocol', status: 'fail', message: `${key}=${env[key]}: goose skips a signal whose protocol is not HTTP${note}`, fix: `unset ${key} or set it to http/protobuf` });
+    }
+  }
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+    const j = judgeEndpoint(env.OTEL_EXPORTER_OTLP_ENDPOINT, base);
+    // An override that matches is worth knowing; one that points elsewhere takes the telemetry away.
+    out.push({ id: 'env-endpoint', status: j.status === 'ok' ? 'warn' : 'fail', message: `OTEL_EXPORTER_OTLP_ENDPOINT overrides config.yaml: ${j.message}${note}`, fix: j.fix ?? 'unset it to let config.yaml decide' });
+  }
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !/\/v1\/traces\/?$/.test(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) {
+    out.push({ id: 'env-traces-endpoint', status: 'fail', message: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT} is used verbatim and lacks /v1/traces${note}`, fix: `use ${base}/v1/traces or unset it` });
+  }
+  if (out.length === 0) out.push({ id: 'environment', status: 'ok', message: `no OTEL_* variable turns the export off or redirects it${note}` });
+  return out;
+}
+
+function pluginChecks(ctx: DoctorContext): Check[] {
+  const loc = gooseLocations(ctx.env, ctx.cwd);
+  const scopes = [
+    { name: 'project', agents: loc.projectAgentsDir },
+    { name: 'user', agents: loc.userAgentsDir },
+  ].map((s) => ({ ...s, file: hooksFile(s.agents), root: pluginRoot(s.agents) }));
+  const present = scopes.filter((s) => existsSync(s.file));
+  if (present.length === 0) {
+    return [{ id: 'plugin', status: 'fail', message: `no ${PLUGIN_NAME} plugin at ${scopes.map((s) => s.file).join(' or ')}: prompts and tool calls are not recorded`, fix: 'beacon install goose' }];
+  }
+  const active = present[0]!; // goose takes project scope first and deduplicates by name
+  const out: Check[] = [{
+    id: 'plugin', status: 'ok',
+    message: `${active.name} scope: ${active.file}${present.length > 1 ? ` (shadows the user-scope plugin for sessions started in ${ctx.cwd})` : ''}`,
+  }];
+
+  const disabledBy = disabledReasons(ctx, active.root);
+  out.push(disabledBy.length > 0
+    ? { id: 'plugin-enabled', status: 'fail', message: `the plugin is disabled: ${disabledBy.join('; ')} (a disabled plugin keeps its hooks file)`, fix: 'enable it there, then start a new goose session' }
+    : { id: 'plugin-enabled', status: 'ok', message: 'enabled (config.yaml plugins map and settings.json disabledPlugins)' });
+
+  const commands = commandsIn(readFileSync(active.file, 'utf8'));
+  const ours = commands.filter(isBeaconCommand);
+  const broken = [...new Set(ours.map(firstWord).filter((bin) => !isExecutable(bin)))];
+  if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
+  else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
+  else out.push({ id: 'plugin-command', status: 'ok', message: `${ours.length} hook commands run ${firstWord(ours[0]!)}` });
+  return out;
+}
+
+function disabledReasons(ctx: DoctorContext, root: string): string[] {
+  const loc = gooseLocations(ctx.env, ctx.cwd);
+  const reasons: string[] = [];
+  const view = readGooseConfig(loc.configYaml);
+  const entry = view.plugins[root];
+  if (entry && entry.enabled === false) reasons.push(`${loc.configYaml} plugins["${root}"].enabled is false`);
+  for (const file of loc.settingsFiles) {
+    if (!existsSync(file)) continue;
+    let settings: unknown;
+    try {
+      settings = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      continue;
+    }
+    const disabled = (settings as { disabledPlugins?: unknown })?.disabledPlugins;
+    const names = Array.isArray(disabled) ? disabled : typeof disabled === 'object' && disabled !== null ? Object.keys(disabled).filter((k) => (disabled as Record<string, unknown>)[k] !== false) : [];
+    if (names.some((n) => n === PLUGIN_NAME || n === root)) reasons.push(`${file} lists it in disabledPlugins`);
+  }
+  return reasons;
+}
+
+function logChecks(path: string): Check[] {
+  let log: EventLog;
+  try {
+    log = EventLog.open(path, { busyTimeoutMs: 1000 });
+  } catch (e) {
+    return [{ id: 'event-log', status: 'fail', message: (e as Error).message, fix: 'fix the permissions, or pass --log' }];
+  }
+  try {
+    const rows = log.db.prepare('SELECT method, max(ts_ns) AS last, count(*) AS n FROM events GROUP BY method').safeIntegers(true).all() as { method: string; last: bigint; n: bigint }[];
+    const by = new Map(rows.map((r) => [r.method, r]));
+    const out: Check[] = [{ id: 'event-log', status: 'ok', message: `${path} is writable` }];
+    const describe = (m: string) => {
+      const r = by.get(m);
+      return r ? `last ${m} event ${new Date(Number(r.last / 1_000_000n)).toISOString()} (${r.n} in all)` : `no ${m} event yet`;
+    };
+    const missing = ['otlp', 'hook'].filter((m) => !by.has(m));
+    out.push({
+      id: 'collection',
+      status: missing.length === 0 ? 'ok' : 'warn',
+      message: `${describe('otlp')}; ${describe('hook')}${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
+      ...(missing.length > 0 ? { fix: 'use goose once after installing, then run beacon doctor again' } : {}),
+    });
+    return out;
+  } finally {
+    log.close();
+  }
+}
+
+/** The executable a shell command line starts with (single-quoted as Beacon writes it, or bare). */
+export function firstWord(command: string): string {
+  const s = command.trimStart();
+  if (!s.startsWith("'")) return s.split(/\s+/)[0]!;
+  let out = '';
+  let i = 1;
+  while (i < s.length) {
+    const end = s.indexOf("'", i);
+    if (end < 0) return out + s.slice(i);
+    out += s.slice(i, end);
+    if (s.startsWith("\\''", end + 1)) {
+      out += "'";
+      i = end + 4;
+    } else return out;
+  }
+  return out;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,42 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/** Where goose looks for things, resolved as goose resolves them (config/paths.rs). */
+export interface GooseLocations {
+  /** `$GOOSE_PATH_ROOT` when set to an absolute path (a relative value is ignored, as goose ignores it) */
+  pathRoot?: string;
+  /** user scope: `~/.agents`, or `$GOOSE_PATH_ROOT/.agents` */
+  userAgentsDir: string;
+  /** project scope: `<cwd>/.agents` (goose uses its own process cwd) */
+  projectAgentsDir: string;
+  /** goose's config.yaml */
+  configYaml: string;
+  /** settings.json files that may disable plugins, most specific first */
+  settingsFiles: string[];
+}
+
+export const PLUGIN_NAME = 'beacon-endpoint';
+
+export function gooseLocations(env: NodeJS.ProcessEnv, cwd: string): GooseLocations {
+  const home = env.HOME || homedir();
+  const root = env.GOOSE_PATH_ROOT && isAbsolute(env.GOOSE_PATH_ROOT) ? env.GOOSE_PATH_ROOT : undefined;
+  const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, '.config');
+  const configDir = root ? join(root, 'config') : join(xdg, 'goose');
+  const userSettings = [join(configDir, 'settings.json')];
+  if (root) userSettings.push(join(root, '.config', 'goose', 'settings.json'));
+  return {
+    pathRoot: root,
+    userAgentsDir: join(root ?? home, '.agents'),
+    projectAgentsDir: join(cwd, '.agents'),
+    configYaml: join(configDir, 'config.yaml'),
+    settingsFiles: [join(cwd, '.config', 'goose', 'settings.local.json'), join(cwd, '.config', 'goose', 'settings.json'), ...userSettings],
+  };
+}
+
+export function pluginRoot(agentsDir: string): string {
+  return join(agentsDir, 'plugins', PLUGIN_NAME);
+}
+
+export function hooksFile(agentsDir: string): string {
+  return join(pluginRoot(agentsDir), 'hooks', 'hooks.json');
+}

@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { BeaconError } from '../model/errors';
+import { pluginRoot } from './goose-paths';
+
+/** The seven registrations: goose event → subcommand and timeout (seconds: goose's unit, not ms). */
+const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
+  ['PostToolUse', 'post-tool', 10],
+  ['PostToolUseFailure', 'post-tool', 10],
+  ['PreToolUse', 'pre-tool', 10],
+  ['SessionEnd', 'session-end', 45],
+  ['SessionStart', 'session-start', 10],
+  ['Stop', 'stop', 45],
+  ['UserPromptSubmit', 'prompt-submit', 30],
+];
+
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function hookCommandLine(hooksBin: string, log: string, config: string, sub: string): string {
+  return `${shellQuote(hooksBin)} --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`;
+}
+
+/**
+ * hooks.json with no matcher on any rule (on UserPromptSubmit the matcher would run over the prompt),
+ * explicit timeouts as ceilings on a hang, and `on_failure: allow` on the one blocking tool hook.
+ */
+export function renderHooksJson(hooksBin: string, log: string, config: string): string {
+  const hooks: Record<string, unknown[]> = {};
+  for (const [event, sub, timeout] of REGISTRATIONS) {
+    hooks[event] = [{ hooks: [{ type: 'command', command: hookCommandLine(hooksBin, log, config, sub), timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }] }];
+  }
+  return `${JSON.stringify({ hooks }, null, 2)}\n`;
+}
+
+/** Beacon's own commands are recognized by what they run, not by the file's existence. */
+export function isBeaconCommand(command: string): boolean {
+  return /beacon-hooks/.test(command) && /--platform\s+goose\b/.test(command);
+}
+
+/** Every command in a hooks file, whatever its shape; unparseable files hold none. */
+export function commandsIn(text: string): string[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const hooks = (doc as { hooks?: unknown })?.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return out;
+  for (const rules of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(rules)) continue;
+    for (const rule of rules) {
+      for (const action of Array.isArray(rule?.hooks) ? rule.hooks : []) {
+        if (typeof action?.command === 'string' && action.command.trim() !== '') out.push(action.command);
+      }
+    }
+  }
+  return out;
+}
+
+export interface InstallResult {
+  file: string;
+  changed: boolean;
+}
+
+/** Writes the hooks file; refuses (naming them) when it holds commands Beacon did not write. */
+export function installHooksFile(file: string, content: string): InstallResult {
+  if (existsSync(file)) {
+    const current = readFileSync(file, 'utf8');
+    const foreign = commandsIn(current).filter((c) => !isBeaconCommand(c));
+    if (foreign.length > 0) {
+      throw new BeaconError('usage', `refusing to overwrite ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}\nMove them to a plugin of their own, then install again.`);
+    }
+    if (current === content) return { file, changed: false };
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, content, { mode: 0o644 });
+  return { file, changed: true };
+}
+
+/** Removes Beacon's hooks file and the directories that leaves empty inside the plugin; nothing else. */
+export function uninstallHooksFile(file: string, agentsDir: string): { file: string; removed: boolean } {
+  if (!existsSync(file)) return { file, removed: false };
+  const foreign = commandsIn(readFileSync(file, 'utf8')).filter((c) => !isBeaconCommand(c));
+  if (foreign.length > 0) {
+    throw new BeaconError('usage', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
+  }
+  unlinkSync(file);
+  const top = pluginRoot(agentsDir);
+  for (let dir = dirname(file); dir.startsWith(top); dir = dirname(dir)) {
+    if (readdirSync(dir).length > 0) break;
+    rmdirSync(dir);
+  }
+  return { file, removed: true };
+}
