@@ -3,12 +3,14 @@ import { COLLECTOR_USAGE, runCollector } from './collector';
 import { EVENTS_USAGE, runEvents } from './events';
 import { SETUP_USAGE, runDoctorCommand, runInstall, runServiceCommand } from './setup';
 import { STREAM_USAGE, runStream } from './stream';
+import { TOKEN_USAGE_USAGE, runTokenUsage } from './token-usage';
 
 const USAGE = `usage: beacon <command> [options]
 
 commands:
   collector   run the OTLP/HTTP collector in the foreground
   events      list stored events
+  token-usage tokens and cost per session, model, provider, day or hour
   stream      turn goose stream-json output into harness events (and record them)
   install     set up goose's hooks plugin (and, asked, its OTLP export); uninstall removes it
   doctor      check, one by one, that goose telemetry will arrive
@@ -17,6 +19,8 @@ commands:
 ${COLLECTOR_USAGE}
 
 ${EVENTS_USAGE}
+
+${TOKEN_USAGE_USAGE}
 
 ${STREAM_USAGE}
 
@@ -40,6 +44,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runDoctorCommand(rest, env, out);
       case 'service':
         return runServiceCommand(rest, env, out);
+      case 'token-usage':
+        return runTokenUsage(rest, env, out);
       case 'stream':
         return await runStream(rest, { stdin: process.stdin, stdout: process.stdout, stderr: (s) => process.stderr.write(s), env });
       case undefined:

@@ -4,7 +4,7 @@ import { BeaconError } from '../model/errors';
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_VERSION = 2;
 
 const DDL = `
 CREATE TABLE events (
@@ -34,21 +34,36 @@ CREATE INDEX events_session ON events(session_id, ts_ns);
 CREATE INDEX events_trace ON events(trace_id, parent_span_id);
 `;
 
+/** Each migration takes the log from version N-1 to N (index N-2 here). */
+const MIGRATIONS: string[] = [
+  // 2: `beacon token-usage` reads model calls from this index alone, never the records (1M calls < 1 s).
+  `CREATE INDEX IF NOT EXISTS events_usage ON events(ts_ns, model, provider, session_id, harness, method,
+     input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+   WHERE action = 'model.invoked';
+   CREATE INDEX IF NOT EXISTS events_stream_usage ON events(ts_ns) WHERE action = 'usage.reported';`,
+];
+
 /**
  * Checks that `db` is a Beacon event log this version can write, creating the schema in a new file.
  * A foreign or newer file is refused with a message naming the path; it is never modified.
  */
 export function ensureSchema(db: Database.Database, path: string): void {
   const state = readIdentity(db);
-  if (state === 'ours') return;
+  if (state === 'ours' && (db.pragma('user_version', { simple: true }) as number) === STORE_SCHEMA_VERSION) return;
+  // Retention frees pages; incremental auto-vacuum lets it give them back to the file system. It can
+  // only be chosen before the first table exists, and not inside a transaction.
+  if (state === 'empty') db.pragma('auto_vacuum = INCREMENTAL');
   // Two processes may create the log at once (the collector and a hook): decide under the write lock.
   db.exec('BEGIN IMMEDIATE');
   try {
     if (readIdentity(db) === 'empty') {
       db.exec(DDL);
       db.pragma(`application_id = ${APPLICATION_ID}`);
-      db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+      db.pragma('user_version = 1');
     }
+    const from = db.pragma('user_version', { simple: true }) as number;
+    for (let v = from + 1; v <= STORE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v - 2]!);
+    db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (e) {
     db.exec('ROLLBACK');

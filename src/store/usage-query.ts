@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+
+export type UsageGrouping = 'session' | 'model' | 'provider' | 'day' | 'hour';
+
+export interface UsageFilter {
+  sinceNs?: bigint;
+  untilNs?: bigint;
+  sessionId?: string;
+  /** exact model name or its prefix (`claude-sonnet-4-5` matches its dated versions) */
+  model?: string;
+  harness?: string;
+}
+
+/** Sums of one (group, model, provider); `above200k`/`above272k` hold the part from calls whose prompt exceeded that. */
+export interface UsageRow {
+  grp: string | null;
+  model: string | null;
+  provider: string | null;
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  reportedCost: number | null;
+  reportedCalls: number;
+  i200: number; o200: number; r200: number; w200: number;
+  i272: number; o272: number; r272: number; w272: number;
+}
+
+const GROUP_SQL: Record<UsageGrouping, string> = {
+  session: 'session_id',
+  model: 'model',
+  provider: 'provider',
+  // UTC calendar buckets
+  day: "strftime('%Y-%m-%d', ts_ns / 1000000000, 'unixepoch')",
+  hour: "strftime('%Y-%m-%dT%H:00Z', ts_ns / 1000000000, 'unixepoch')",
+};
+
+const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
+const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
+
+/**
+ * Model calls aggregated per (group, model, provider), read from the `events_usage` partial index
+ * alone. Every model call is one `model.invoked` event with disjoint buckets, so sums count each
+ * token once; goose's session-cumulative stream reports (`usage.reported`) are not model calls.
+ */
+export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
+  const where = ["action = 'model.invoked'"];
+  const params: unknown[] = [];
+  if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
+  if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
+  if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
+  if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
+  if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
+  const sql = `SELECT ${GROUP_SQL[by]} AS grp, model, provider, count(*) AS calls,
+      coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
+      coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
+      coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
+      ${above(200000, 'input_tokens')} AS i200, ${above(200000, 'output_tokens')} AS o200, ${above(200000, 'cache_read_tokens')} AS r200, ${above(200000, 'cache_creation_tokens')} AS w200,
+      ${above(272000, 'input_tokens')} AS i272, ${above(272000, 'output_tokens')} AS o272, ${above(272000, 'cache_read_tokens')} AS r272, ${above(272000, 'cache_creation_tokens')} AS w272
+    FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
+    GROUP BY grp, model, provider`;
+  return db.prepare(sql).all(...params) as UsageRow[];
+}
+
+export interface StreamReport {
+  tsNs: bigint;
+  record: string;
+}
+
+/** goose's stream `complete` reports (session-cumulative, with a reported cost), newest first. */
+export function queryStreamReports(db: Database.Database, filter: UsageFilter, limit = 20): { count: number; latest: StreamReport[] } {
+  const where = ["action = 'usage.reported'"];
+  const params: unknown[] = [];
+  if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
+  if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
+  if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
+  const cond = where.join(' AND ');
+  const hint = hasIndex(db, 'events_stream_usage') ? 'INDEXED BY events_stream_usage' : '';
+  const count = (db.prepare(`SELECT count(*) AS n FROM events ${hint} WHERE ${cond}`).get(...params) as { n: number }).n;
+  const latest = db.prepare(`SELECT ts_ns AS tsNs, record FROM events ${hint} WHERE ${cond} ORDER BY ts_ns DESC LIMIT ?`).safeIntegers(true).all(...params, limit) as StreamReport[];
+  return { count, latest };
+}
+
+/** A log opened read-only cannot be migrated: without the index the query still runs, only slower. */
+function hasIndex(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
+}
