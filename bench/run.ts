@@ -14,6 +14,7 @@ import { startCollector } from '../test/helpers/daemon';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHooks } from './hooks';
+import { benchTokenUsage } from './token-usage';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -85,6 +86,7 @@ async function main() {
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());
+  if (want('token-usage')) Object.assign(results, benchTokenUsage());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 
