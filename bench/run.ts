@@ -15,6 +15,7 @@ import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
+import { benchFollow } from './follow';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -87,6 +88,7 @@ async function main() {
 
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
+  if (want('follow')) Object.assign(results, await benchFollow());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

@@ -35,7 +35,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       case 'collector':
         return await runCollector(rest, env);
       case 'events':
-        return runEvents(rest, env, out);
+        return await runEvents(rest, env, out);
       case 'install':
         return runInstall(rest, env, out);
       case 'uninstall':

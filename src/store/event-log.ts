@@ -31,8 +31,10 @@ export interface ListFilter {
   sinceNs?: bigint;
   untilNs?: bigint;
   afterSeq?: bigint;
-  /** the newest `limit` matching events (still returned oldest first) */
+  /** the newest `limit` matching events (still returned oldest first); with order 'seq', the first `limit` */
   limit?: number;
+  /** 'time' (default): event time; 'seq': commit order, for followers and exporters */
+  order?: 'time' | 'seq';
 }
 
 /**
@@ -147,7 +149,10 @@ export class EventLog {
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
     let sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns, seq`;
-    if (filter.limit !== undefined) {
+    if (filter.order === 'seq') {
+      sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
+      if (filter.limit !== undefined) params.push(filter.limit);
+    } else if (filter.limit !== undefined) {
       sql = `SELECT * FROM (SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
       params.push(filter.limit);
     }
@@ -156,6 +161,12 @@ export class EventLog {
     } catch (e) {
       throw asStoreError(e, this.path);
     }
+  }
+
+  /** The newest commit's sequence number (0 for an empty log). */
+  maxSeq(): bigint {
+    const r = this.db.prepare('SELECT coalesce(max(seq), 0) AS m FROM events').safeIntegers(true).get() as { m: bigint };
+    return r.m;
   }
 
   count(): number {
