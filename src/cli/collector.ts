@@ -1,9 +1,12 @@
 import pino from 'pino';
 import { parseArgs } from 'node:util';
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
+import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
 import { isLoopback } from '../config/config';
 import { buildReceiver } from '../receiver/server';
+import { EventLog } from '../store/event-log';
 import { EventLogWriter } from '../store/event-log-writer';
+import { JsonlExporter } from '../store/jsonl-export';
+import { pruneInWorker } from '../store/retention-runner';
 
 export const COLLECTOR_USAGE = `beacon collector [--host 127.0.0.1] [--port 4318] [--log PATH] [--config FILE]
                  [--max-body-bytes N] [--allow-remote]
@@ -51,6 +54,9 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
     await writer.close();
     throw e;
   }
+  const exporter = config.exportPath ? startExport(config.log, config.exportPath, config.exportRotateBytes, config.exportArchives, logger) : undefined;
+  const retention = startRetention(config, logger);
+
   const addr = receiver.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -69,10 +75,62 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
       await receiver.app.close();
       clearTimeout(grace);
       await writer.close();
+      clearInterval(retention);
+      exporter?.stop(); // after the last commit: the export ends with every acknowledged event
       logger.info({ signal, ms: Date.now() - started, ...receiver.stats }, 'collector stopped');
       resolve(0);
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/** The runtime.jsonl export: drains the log every 250 ms, in batches that yield to the event loop. */
+function startExport(logPath: string, path: string, rotateBytes: number, archives: number, logger: pino.Logger): { stop(): void } {
+  const log = EventLog.open(logPath, { readonly: true });
+  const exporter = new JsonlExporter(log, { path, rotateBytes, archives });
+  const from = exporter.open();
+  logger.info({ path, from: from.toString() }, 'exporting JSONL');
+  let busy = false;
+  const drain = () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const n = exporter.exportPending(2000);
+      if (n === 2000) setImmediate(drain);
+    } catch (e) {
+      logger.error({ err: (e as Error).message }, 'JSONL export failed; retrying');
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(drain, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      while (exporter.exportPending(2000) > 0);
+      exporter.close();
+      log.close();
+    },
+  };
+}
+
+/** Retention in the background: a pass a minute after start, then every interval, each in a worker. */
+function startRetention(config: Readonly<CollectorConfig>, logger: pino.Logger): NodeJS.Timeout {
+  const policy = { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes };
+  let running = false;
+  const pass = () => {
+    if (running || (policy.maxAgeDays === 0 && policy.maxBytes === 0)) return;
+    running = true;
+    pruneInWorker(config.log, policy, config.busyTimeoutMs)
+      .then((r) => {
+        if (r.deletedByAge + r.deletedBySize > 0) logger.info({ ...r }, 'retention pruned events');
+      })
+      .catch((e) => logger.error({ err: (e as Error).message }, 'retention failed'))
+      .finally(() => (running = false));
+  };
+  setTimeout(pass, Math.min(60_000, config.retentionIntervalMs)).unref();
+  const timer = setInterval(pass, Math.max(1000, config.retentionIntervalMs));
+  timer.unref();
+  return timer;
 }

@@ -1,6 +1,7 @@
 import { BeaconError, isBeaconError } from '../model/errors';
 import { COLLECTOR_USAGE, runCollector } from './collector';
 import { EVENTS_USAGE, runEvents } from './events';
+import { PRUNE_USAGE, runPrune } from './prune';
 import { SETUP_USAGE, runDoctorCommand, runInstall, runServiceCommand } from './setup';
 import { STREAM_USAGE, runStream } from './stream';
 import { TOKEN_USAGE_USAGE, runTokenUsage } from './token-usage';
@@ -11,6 +12,7 @@ commands:
   collector   run the OTLP/HTTP collector in the foreground
   events      list stored events
   token-usage tokens and cost per session, model, provider, day or hour
+  prune       apply the retention policy to the event log now
   stream      turn goose stream-json output into harness events (and record them)
   install     set up goose's hooks plugin (and, asked, its OTLP export); uninstall removes it
   doctor      check, one by one, that goose telemetry will arrive
@@ -21,6 +23,8 @@ ${COLLECTOR_USAGE}
 ${EVENTS_USAGE}
 
 ${TOKEN_USAGE_USAGE}
+
+${PRUNE_USAGE}
 
 ${STREAM_USAGE}
 
@@ -44,6 +48,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await runDoctorCommand(rest, env, out);
       case 'service':
         return runServiceCommand(rest, env, out);
+      case 'prune':
+        return runPrune(rest, env, out);
       case 'token-usage':
         return runTokenUsage(rest, env, out);
       case 'stream':

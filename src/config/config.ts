@@ -16,6 +16,14 @@ export interface CollectorConfig {
   busyTimeoutMs: number;
   allowRemote: boolean;
   logLevel: string;
+  /** maintain a runtime.jsonl export here (off when unset) */
+  exportPath?: string;
+  exportRotateBytes: number;
+  exportArchives: number;
+  /** retention: 0 turns a limit off */
+  retentionMaxAgeDays: number;
+  retentionMaxBytes: number;
+  retentionIntervalMs: number;
 }
 
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
@@ -26,6 +34,11 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   busyTimeoutMs: 5000,
   allowRemote: false,
   logLevel: 'info',
+  exportRotateBytes: 10 * 1024 * 1024,
+  exportArchives: 5,
+  retentionMaxAgeDays: 90,
+  retentionMaxBytes: 2 * 1024 * 1024 * 1024,
+  retentionIntervalMs: 10 * 60 * 1000,
 };
 
 type Partial_ = Partial<CollectorConfig>;
@@ -39,6 +52,12 @@ const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   busyTimeoutMs: 'number',
   allowRemote: 'boolean',
   logLevel: 'string',
+  exportPath: 'string',
+  exportRotateBytes: 'number',
+  exportArchives: 'number',
+  retentionMaxAgeDays: 'number',
+  retentionMaxBytes: 'number',
+  retentionIntervalMs: 'number',
 };
 
 /** Reads the JSON config file; a missing default file is fine, a missing named file or bad JSON is an error. */
@@ -76,7 +95,7 @@ function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
   return out as Partial_;
 }
 
-/** BEACON_COLLECTOR_HOST, BEACON_COLLECTOR_PORT, BEACON_ENDPOINT_LOG, BEACON_MAX_BODY_BYTES. */
+/** BEACON_COLLECTOR_HOST, BEACON_COLLECTOR_PORT, BEACON_ENDPOINT_LOG, BEACON_MAX_BODY_BYTES, BEACON_LOG_LEVEL, BEACON_EXPORT_PATH. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   const out: Partial_ = {};
   if (env.BEACON_COLLECTOR_HOST) out.host = env.BEACON_COLLECTOR_HOST;
@@ -84,6 +103,7 @@ export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   if (env.BEACON_ENDPOINT_LOG) out.log = env.BEACON_ENDPOINT_LOG;
   if (env.BEACON_MAX_BODY_BYTES) out.maxBodyBytes = parseIntStrict(env.BEACON_MAX_BODY_BYTES, 'BEACON_MAX_BODY_BYTES');
   if (env.BEACON_LOG_LEVEL) out.logLevel = env.BEACON_LOG_LEVEL;
+  if (env.BEACON_EXPORT_PATH) out.exportPath = env.BEACON_EXPORT_PATH;
   return out;
 }
 
@@ -104,6 +124,9 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
     throw new BeaconError('usage', `port must be 0..65535, got ${merged.port}`);
   }
   if (!(merged.maxBodyBytes > 0)) throw new BeaconError('usage', 'maxBodyBytes must be positive');
+  for (const k of ['exportRotateBytes', 'exportArchives', 'retentionMaxAgeDays', 'retentionMaxBytes', 'retentionIntervalMs'] as const) {
+    if (!(merged[k] >= 0)) throw new BeaconError('usage', `${k} must be zero or positive`);
+  }
   if (!isLoopback(merged.host) && !merged.allowRemote) {
     throw new BeaconError(
       'usage',

@@ -1,0 +1,16 @@
+/** Runs retention off the collector's event loop: one pass, then exits. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { EventLog } from './event-log';
+import { prune, type RetentionPolicy } from './retention';
+
+const { path, policy, busyTimeoutMs } = workerData as { path: string; policy: RetentionPolicy; busyTimeoutMs: number };
+try {
+  const log = EventLog.open(path, { busyTimeoutMs });
+  try {
+    parentPort!.postMessage({ ok: true, result: prune(log.db, policy, BigInt(Date.now()) * 1_000_000n) });
+  } finally {
+    log.close();
+  }
+} catch (e) {
+  parentPort!.postMessage({ ok: false, error: (e as Error).message });
+}
