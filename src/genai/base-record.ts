@@ -1,9 +1,8 @@
-import { endpointInfo } from '../model/endpoint';
+import { newRecord } from '../model/envelope';
 import { contentEventId, spanEventId } from '../model/event-id';
 import { normalizeHarnessName } from '../model/harness';
-import { SCHEMA_VERSION, type BeaconRecord, type Fidelity } from '../model/record';
+import type { BeaconRecord, Fidelity } from '../model/record';
 import type { Attributes, SpanRecord } from '../model/span';
-import { formatTimestamp } from '../model/time';
 import { stringAttr } from './attributes';
 
 /** Attributes that carry message content: kept only in their structured place (if at all), never in `raw`. */
@@ -35,16 +34,12 @@ export function baseRecord(span: SpanRecord, action: string, category: string, f
   const user = stringAttr(span.resource, 'user.name');
   const session = stringAttr(attrs, 'session.id', 'gen_ai.conversation.id');
 
-  const record: BeaconRecord = {
-    timestamp: formatTimestamp(span.startTimeUnixNano),
-    vendor: 'beacon',
-    product: 'endpoint-agent',
-    schema_version: SCHEMA_VERSION,
-    event: { kind: 'agent_runtime', action, category, id: eventId(span), fidelity },
-    severity: 'info',
-    endpoint: { ...endpointInfo() },
+  const record = newRecord({
+    timeUnixNano: span.startTimeUnixNano,
+    action, category, fidelity,
+    id: eventId(span),
     harness: { name: harness, ...(version ? { version } : {}), collection_method: 'otlp' },
-  };
+  });
   if (user) record.user = { name: user };
   if (session) record.session = { id: session };
   if (span.traceId || span.spanId) {

@@ -1,7 +1,7 @@
 import type { ContentField } from '../model/record';
 import type { GenAiFields, StoredEvent } from '../model/record';
 import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
-import { classifyGooseTool } from '../taxonomy/classify';
+import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { stringAttr, structuredAttr } from './attributes';
 import { baseRecord, rawSection } from './base-record';
 
@@ -27,13 +27,13 @@ export function extractToolSpan(span: SpanRecord): (StoredEvent & { contentField
   if ('consumed' in cls) return undefined;
 
   const record = baseRecord(span, failed ? 'tool.failed' : cls.action, failed ? 'tool' : cls.category, cls.fidelity);
-  record.tool = toolName ? cls.tool : { ...cls.tool, name: undefined };
-  if (cls.file) record.file = cls.file;
-  if (cls.mcp) record.mcp = cls.mcp;
-  if (cls.command) {
+  applyToolClassification(record, cls);
+  if (!toolName) delete record.tool!.name;
+  if (record.command) {
     const exit = exitCode(result);
     const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
-    record.command = { ...cls.command, ...(exit !== undefined ? { exit_code: exit } : {}), ...(durationMs >= 0 ? { duration_ms: durationMs } : {}) };
+    if (exit !== undefined) record.command.exit_code = exit;
+    if (durationMs >= 0) record.command.duration_ms = durationMs;
   }
   const tool: NonNullable<GenAiFields['tool']> = {};
   if (toolName) tool.name = toolName;

@@ -1,9 +1,7 @@
-import { userInfo } from 'node:os';
-import { endpointInfo } from '../model/endpoint';
+import { localUser, newRecord } from '../model/envelope';
 import { callEventId, freshEventId } from '../model/event-id';
-import { SCHEMA_VERSION, type BeaconRecord, type ContentField, type StoredEvent } from '../model/record';
-import { formatTimestamp } from '../model/time';
-import { classifyGooseTool, type ToolClassification } from '../taxonomy/classify';
+import type { ContentField, StoredEvent } from '../model/record';
+import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { gitBranch } from './git';
 import type { GoosePayload, Subcommand } from './payload';
 
@@ -56,19 +54,12 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
-  applyClassification(r, cls);
+  applyToolClassification(r, cls);
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
   ev.contentField = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
   return [ev];
-}
-
-function applyClassification(r: BeaconRecord, cls: ToolClassification): void {
-  r.tool = cls.tool;
-  if (cls.file) r.file = { ...cls.file };
-  if (cls.command) r.command = { ...cls.command };
-  if (cls.mcp) r.mcp = cls.mcp;
 }
 
 function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): HookEvent {
@@ -77,18 +68,8 @@ function simple(p: GoosePayload, ctx: Context, action: string, category: string,
 }
 
 function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): HookEvent {
-  const record: BeaconRecord = {
-    timestamp: formatTimestamp(ctx.now),
-    vendor: 'beacon',
-    product: 'endpoint-agent',
-    schema_version: SCHEMA_VERSION,
-    event: { kind: 'agent_runtime', action, category, id, fidelity: 'observed' },
-    severity: 'info',
-    endpoint: { ...endpointInfo() },
-    user: currentUser(ctx.env),
-    harness: { name: 'goose', collection_method: 'hook' },
-    message,
-  };
+  const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: 'goose', collection_method: 'hook' }, message });
+  record.user = localUser();
   // No fallback to this process's cwd: under the desktop app it is the application bundle.
   if (p.session_id !== undefined || p.working_dir !== undefined) {
     record.session = { ...(p.session_id !== undefined ? { id: p.session_id } : {}), ...(p.working_dir ? { working_directory: p.working_dir } : {}) };
@@ -99,13 +80,4 @@ function base(p: GoosePayload, ctx: Context, action: string, category: string, m
     if (branch) record.branch = branch;
   }
   return { record, timeUnixNano: ctx.now };
-}
-
-function currentUser(env: NodeJS.ProcessEnv): { name: string; uid?: string } {
-  try {
-    const u = userInfo();
-    return { name: u.username, ...(u.uid >= 0 ? { uid: String(u.uid) } : {}) };
-  } catch {
-    return { name: env.USER ?? env.LOGNAME ?? 'unknown' };
-  }
 }

@@ -1,9 +1,7 @@
-import { userInfo } from 'node:os';
-import { endpointInfo } from '../model/endpoint';
+import { localUser, newRecord } from '../model/envelope';
 import { callEventId, contentEventId, freshEventId } from '../model/event-id';
-import { SCHEMA_VERSION, type BeaconRecord, type ContentField, type StoredEvent } from '../model/record';
-import { formatTimestamp } from '../model/time';
-import { classifyGooseTool } from '../taxonomy/classify';
+import type { BeaconRecord, ContentField, StoredEvent } from '../model/record';
+import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import type { StreamEvent } from './harness-event';
 
 export interface StreamRecord extends StoredEvent {
@@ -81,10 +79,8 @@ function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): StreamReco
   const r = base(ns, action, t.failed ? 'tool' : cls.category, callEventId(sessionId ?? 'stream', action, t.callId), sessionId, t.failed ? 'Tool call failed' : t.answered ? cls.message : 'Tool call not answered before the stream ended');
   r.event.fidelity = cls.fidelity;
   if (t.failed) r.severity = 'high';
-  r.tool = cls.tool;
-  if (cls.file) r.file = { ...cls.file };
-  if (cls.mcp) r.mcp = cls.mcp;
-  if (cls.command) r.command = { ...cls.command, ...(t.exitCode !== undefined ? { exit_code: t.exitCode } : {}) };
+  applyToolClassification(r, cls);
+  if (r.command && t.exitCode !== undefined) r.command.exit_code = t.exitCode;
   r.gen_ai = { tool: { name: t.name, call: { id: t.callId, arguments: t.arguments } } };
   if (ev.detail.model) r.model = ev.detail.model;
   if (ev.harness?.type) r.raw = { harness_event: ev.harness.type, answered: t.answered };
@@ -93,27 +89,9 @@ function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): StreamReco
 }
 
 function base(ns: bigint, action: string, category: string, id: string, sessionId: string | undefined, message: string): BeaconRecord {
-  const r: BeaconRecord = {
-    timestamp: formatTimestamp(ns),
-    vendor: 'beacon',
-    product: 'endpoint-agent',
-    schema_version: SCHEMA_VERSION,
-    event: { kind: 'agent_runtime', action, category, id, fidelity: 'observed' },
-    severity: 'info',
-    endpoint: { ...endpointInfo() },
-    user: { name: safeUser() },
-    harness: { name: 'goose', collection_method: 'stream' },
-    message,
-  };
+  const r = newRecord({ timeUnixNano: ns, action, category, id, harness: { name: 'goose', collection_method: 'stream' }, message });
+  r.user = localUser();
   // goose prints no session id: events carry one only when the user passes --session.
   if (sessionId !== undefined) r.session = { id: sessionId };
   return r;
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
 }

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import type { Fidelity } from '../model/record';
+import type { BeaconRecord, Fidelity } from '../model/record';
 import { fragmentDiff, wholeContentDiff, type FileDiff } from './diff';
 import { splitToolName } from './tool-name';
 
@@ -118,4 +118,12 @@ function firstString(o: Record<string, unknown>, keys: string[]): string | undef
     if (typeof v === 'string' && v !== '') return v;
   }
   return undefined;
+}
+
+/** Puts a classification's tool, file, command and MCP fields on a record (copies: records are edited later). */
+export function applyToolClassification(r: BeaconRecord, cls: ToolClassification): void {
+  r.tool = { ...cls.tool };
+  if (cls.file) r.file = { ...cls.file };
+  if (cls.command) r.command = { ...cls.command };
+  if (cls.mcp) r.mcp = { ...cls.mcp };
 }
