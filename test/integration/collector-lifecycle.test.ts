@@ -86,6 +86,30 @@ describe('collector lifecycle', () => {
     assert.equal(jsonl(runBeacon(['events', '--log', c.log, '--json', '--session', 'locked_1']).stdout).length, 4);
   });
 
+  it('answers 429 + Retry-After when more exports wait for the log than maxPendingExports, and takes them again after', async () => {
+    const dir = tempDir();
+    const cfg = join(dir, 'config.json');
+    writeFileSync(cfg, JSON.stringify({ collector: { busyTimeoutMs: 4000, maxPendingExports: 1 } }));
+    const c = await startCollector({ args: ['--config', cfg] });
+    const holder = new Database(c.log);
+    holder.exec('BEGIN IMMEDIATE');
+    const body = (s: string) => JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: s }).spans));
+    const first = fetch(`${c.url}/v1/traces`, { method: 'POST', body: body('queued_1'), headers: json });
+    await new Promise((r) => setTimeout(r, 500)); // the first export now waits for the lock
+    const second = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: body('refused_1'), headers: { 'content-type': 'application/x-protobuf' } });
+    assert.equal(second.status, 429);
+    assert.equal(second.headers.get('retry-after'), '1');
+    assert.equal(second.headers.get('content-type'), 'application/x-protobuf');
+    holder.exec('ROLLBACK');
+    holder.close();
+    assert.equal((await first).status, 200);
+    const third = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: body('after_1'), headers: json });
+    assert.equal(third.status, 200);
+    await c.stop();
+    const sessions = new Set(jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout).map((e) => e.session.id));
+    assert.deepEqual([...sessions].sort(), ['after_1', 'queued_1']);
+  });
+
   it('refuses a SQLite file that is not a Beacon event log, naming it, and leaves it untouched', () => {
     const path = join(tempDir(), 'other.db');
     const db = new Database(path);
