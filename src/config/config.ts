@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { BeaconError } from '../model/errors';
 import { defaultConfigPath, defaultEventLogPath } from './paths';
 
@@ -120,6 +122,10 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
     ...stripUndefined(layers.env),
     ...stripUndefined(layers.flags),
   };
+  // `~/…` in the config file, as users write paths.
+  const home = env.HOME || homedir();
+  merged.log = expandHome(merged.log, home);
+  if (merged.exportPath) merged.exportPath = expandHome(merged.exportPath, home);
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) {
     throw new BeaconError('usage', `port must be 0..65535, got ${merged.port}`);
   }
@@ -140,6 +146,10 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
 function stripUndefined(o: Partial_ | undefined): Partial_ {
   if (!o) return {};
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial_;
+}
+
+function expandHome(p: string, home: string): string {
+  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
 export function isLoopback(host: string): boolean {

@@ -18,7 +18,13 @@ export const BLOCKING: ReadonlySet<Subcommand> = new Set(['pre-tool', 'stop']);
 
 export function parsePayload(text: string): GoosePayload {
   if (text.trim() === '') throw new Error('no hook payload on stdin');
-  const v: unknown = JSON.parse(text);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the input, and a prompt does not belong in goose's log.
+    throw new Error(`hook payload is not valid JSON (${Buffer.byteLength(text)} bytes)`);
+  }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('hook payload is not a JSON object');
   const o = v as Record<string, unknown>;
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);

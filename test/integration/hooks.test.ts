@@ -252,3 +252,12 @@ describe('policy provider seam (BEACON_POLICY_PROVIDER)', () => {
     assert.deepEqual([r.stdout, r.stderr], ['{"decision":"allow"}', '']);
   });
 });
+
+describe('beacon-hooks logs no content', () => {
+  it('a malformed payload is reported by size, never quoted', () => {
+    const r = runHookSync(join(tempDir('hooks-'), 'e.db'), 'prompt-submit', '{"event":"UserPromptSubmit","message":"my secret plan');
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /not valid JSON \(\d+ bytes\)/);
+    assert.ok(!r.stderr.includes('secret plan'));
+  });
+});
