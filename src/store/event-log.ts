@@ -54,9 +54,7 @@ export class EventLog {
       `INSERT OR IGNORE INTO events (id, ts_ns, harness, method, action, session_id, trace_id, span_id, parent_span_id,
         tool_call_id, model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
         reasoning_tokens, cost_usd, record)
-       VALUES (@id, @tsNs, @harness, @method, @action, @sessionId, @traceId, @spanId, @parentSpanId, @toolCallId,
-        @model, @provider, @inputTokens, @outputTokens, @cacheReadTokens, @cacheCreationTokens, @reasoningTokens,
-        @costUsd, @record)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.chatChildExists = db.prepare(
       `SELECT 1 FROM events WHERE trace_id = ? AND parent_span_id = ? AND action = 'model.invoked' LIMIT 1`,
@@ -121,8 +119,13 @@ export class EventLog {
         result.dropped++;
         continue;
       }
-      const { dropIfChatChildStored: _ignored, ...params } = row;
-      if (this.insert.run(params).changes > 0) result.inserted++;
+      // Positional binding: no per-row parameter object, no name lookups (this is the writer's hot loop).
+      const changes = this.insert.run(
+        row.id, row.tsNs, row.harness, row.method, row.action, row.sessionId, row.traceId, row.spanId, row.parentSpanId, row.toolCallId,
+        row.model, row.provider, row.inputTokens, row.outputTokens, row.cacheReadTokens, row.cacheCreationTokens, row.reasoningTokens,
+        row.costUsd, row.record,
+      ).changes;
+      if (changes > 0) result.inserted++;
       else result.duplicates++;
     }
     return result;
