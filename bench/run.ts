@@ -3,7 +3,7 @@
  * ceilings it is bounded by measured in the same run (so figures read as ratios on a noisy machine).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
@@ -72,6 +72,8 @@ async function main() {
     const sustained = await new Promise<ReturnType<typeof loadgen>>((resolve) => setImmediate(() => resolve(loadgen(c.url, ['--seconds', '10', '--connections', '8']))));
     clearInterval(poll);
     results.peakRssMb = Math.max(peak, rss(c.proc.pid!).rss);
+    const walMb = () => (existsSync(`${c.log}-wal`) ? statSync(`${c.log}-wal`).size / 1048576 : 0);
+    results.walAfterSaturationMb = walMb();
     results.spansPerSec = sustained.spansPerSec;
     results.p50Ms = sustained.p50;
     results.p99Ms = sustained.p99;
@@ -83,7 +85,7 @@ async function main() {
     console.log(`collector, 8 connections, 10 s: ${fmt(sustained.spansPerSec)} spans/s (${fmt(sustained.exportsPerSec, 1)} exports/s, ${sustained.failed} failed, statuses ${JSON.stringify(sustained.statuses)}), latency p50 ${fmt(sustained.p50, 1)} ms, p99 ${fmt(sustained.p99, 1)} ms`);
     console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling`);
     console.log(`collector at half that load (open loop, ${fmt(half.exportsPerSec, 1)} exports/s): ${fmt(half.spansPerSec)} spans/s, p50 ${fmt(half.p50, 1)} ms, p99 ${fmt(half.p99, 1)} ms, ${half.failed} failed`);
-    console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB`);
+    console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB; WAL after the saturation phase ${fmt(results.walAfterSaturationMb, 1)} MB (bounded by the checkpoints), log ${fmt(statSync(c.log).size / 1048576, 0)} MB`);
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());

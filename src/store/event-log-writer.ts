@@ -93,7 +93,7 @@ export class EventLogWriter {
     writer.on('message', (m: FromWriter) => this.onMessage(m));
     writer.on('error', (e) => this.failAll(e));
     const checkpointer = new Worker(join(__dirname, `checkpoint-worker${ext}`), {
-      workerData: { path: this.options.path, walBytes: this.options.checkpointWalBytes, intervalMs: 200 },
+      workerData: { path: this.options.path, walBytes: this.options.checkpointWalBytes, restartBytes: 64 * this.options.checkpointWalBytes, intervalMs: 100 },
     });
     checkpointer.on('error', () => {
       /* checkpoints are an optimization; SQLite checkpoints on close regardless */

@@ -4,6 +4,7 @@
  * Appends that queue up while a transaction runs are committed together (group commit); if that
  * transaction fails, each is retried alone so that one bad export cannot fail the others.
  */
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isBeaconError } from '../model/errors';
 import { EventLog } from './event-log';
@@ -42,11 +43,28 @@ port.on('message', (msg: ToWriter) => {
   }
 });
 
+/**
+ * In a gap between exports, the writer finishes the checkpoint itself: the checkpointer thread has
+ * already copied nearly all frames, nothing new arrives meanwhile, so this PASSIVE pass completes and
+ * the next transaction rewinds the WAL — without the RESTART stall that a busy writer would need.
+ */
+const REWIND_WAL_BYTES = 16 * 1024 * 1024;
+function checkpointIfIdle(): void {
+  if (queue.length > 0) return;
+  try {
+    if (statSync(`${init.path}-wal`).size < REWIND_WAL_BYTES) return;
+    log.db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    /* no WAL yet, or busy: later */
+  }
+}
+
 function drain(): void {
   scheduled = false;
   const batch = queue;
   queue = [];
   if (batch.length === 0) return;
+  setImmediate(checkpointIfIdle);
   try {
     const results = log.appendMany(batch.map((m) => m.rows));
     batch.forEach((m, i) => send({ type: 'appended', id: m.id, result: results[i]! }));
