@@ -26,7 +26,7 @@ describe('collector lifecycle', () => {
 
   it('uses ~/.beacon/endpoint/events.db by default', async () => {
     const home = tempDir('beacon-home-');
-    const r = spawnSync(process.execPath, [BEACON_BIN, 'collector', '--port', '0'], { env: { ...process.env, HOME: home }, timeout: 3000, killSignal: 'SIGTERM', encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [BEACON_BIN, 'collector', '--port', '0'], { env: { ...process.env, HOME: home }, timeout: 6000, killSignal: 'SIGTERM', encoding: 'utf8' });
     const ready = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.msg === 'collector ready');
     assert.equal(ready.log, join(home, '.beacon', 'endpoint', 'events.db'));
     assert.equal(r.status, 0, 'SIGTERM is a clean stop');
