@@ -38,6 +38,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   logLevel: 'info',
   exportRotateBytes: 10 * 1024 * 1024,
   exportArchives: 5,
+  // The log never grows without bound unless the user says so: 90 days, 2 GiB.
   retentionMaxAgeDays: 90,
   retentionMaxBytes: 2 * 1024 * 1024 * 1024,
   retentionIntervalMs: 10 * 60 * 1000,

@@ -20,9 +20,4 @@ export interface SpanRecord {
   scope: { name: string; version: string };
 }
 
-/** What a decoded metrics or logs export contains: Beacon counts these, it does not store them yet. */
-export interface SignalCount {
-  items: number;
-}
-
 export const SPAN_STATUS_ERROR = 2;

@@ -7,9 +7,6 @@ export interface RetentionPolicy {
   maxBytes: number;
 }
 
-/** The log never grows without bound unless the user says so: 90 days, 2 GiB. */
-export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeDays: 90, maxBytes: 2 * 1024 * 1024 * 1024 };
-
 export interface PruneResult {
   deletedByAge: number;
   deletedBySize: number;
