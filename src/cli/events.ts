@@ -3,13 +3,15 @@ import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
 import { parseTimeBound } from '../model/time';
 import { EventLog } from '../store/event-log';
+import { exportLine } from '../store/jsonl-export';
 import { TABLE_HEADER, formatTable, summaryRow } from './format';
 import { existsSync, statSync } from 'node:fs';
 
 export const EVENTS_USAGE = `beacon events [--log PATH] [--session ID] [--since T] [--limit N] [--json] [--follow]
 
 Lists stored events in time order. T is RFC 3339 (2026-11-30T09:00:00Z) or a duration back from now
-(30m, 2h, 7d). --json prints one Beacon record per line (JSONL), exactly as stored. --follow keeps
+(30m, 2h, 7d). --json prints one Beacon record per line (JSONL), as stored, with the log's commit
+\`sequence\` first — the same lines as the runtime.jsonl export. --follow keeps
 printing events as any writer (collector, hooks, stream adapter) commits them: from now, or from
 --since; stop it with Ctrl-C.`;
 
@@ -46,7 +48,7 @@ export async function runEvents(argv: string[], env: NodeJS.ProcessEnv, out: (s:
   try {
     const rows = log.list({ sessionId: values.session, sinceNs, limit });
     if (values.json) {
-      for (const r of rows) out(r.record);
+      for (const r of rows) out(exportLine(r.seq, r.record));
     } else if (rows.length === 0) {
       out('no events match');
     } else {
@@ -80,12 +82,12 @@ async function follow(path: string, opts: { sessionId?: string; sinceNs?: bigint
     let cursor = log.maxSeq();
     if (!opts.json) out(TABLE_HEADER.join('  '));
     if (opts.sinceNs !== undefined) {
-      for (const r of log.list({ sessionId: opts.sessionId, sinceNs: opts.sinceNs })) if (r.seq <= cursor) print(r.record);
+      for (const r of log.list({ sessionId: opts.sessionId, sinceNs: opts.sinceNs })) if (r.seq <= cursor) print(r.seq, r.record);
     }
     while (!stop) {
       const rows = log.list({ afterSeq: cursor, sessionId: opts.sessionId, order: 'seq', limit: 1000 });
       for (const r of rows) {
-        print(r.record);
+        print(r.seq, r.record);
         cursor = r.seq;
       }
       if (rows.length < 1000) await sleep();
@@ -95,7 +97,7 @@ async function follow(path: string, opts: { sessionId?: string; sinceNs?: bigint
   }
   return 0;
 
-  function print(record: string) {
-    out(opts.json ? record : summaryRow(JSON.parse(record)).join('  '));
+  function print(seq: bigint, record: string) {
+    out(opts.json ? exportLine(seq, record) : summaryRow(JSON.parse(record)).join('  '));
   }
 }

@@ -54,8 +54,7 @@ export class JsonlExporter {
       chunkBytes = 0;
     };
     for (const r of rows) {
-      // `sequence` first: the Go Beacon's envelope field, here the log's commit order.
-      const line = `{"sequence":${r.seq},${r.record.slice(1)}\n`;
+      const line = `${exportLine(r.seq, r.record)}\n`;
       const bytes = Buffer.byteLength(line, 'utf8');
       if (this.size + chunkBytes > 0 && this.size + chunkBytes + bytes > this.options.rotateBytes) {
         flush();
@@ -92,6 +91,14 @@ export class JsonlExporter {
     }
     this.openActive();
   }
+}
+
+/**
+ * One exported record: the stored record with `sequence` first — the Go Beacon's envelope field,
+ * here the log's commit order. `runtime.jsonl` and `beacon events --json` print the same lines.
+ */
+export function exportLine(seq: bigint, record: string): string {
+  return `{"sequence":${seq},${record.slice(1)}`;
 }
 
 /**

@@ -52,6 +52,10 @@ describe('runtime.jsonl export', () => {
     assert.ok(statSync(jsonl).size <= 16 * 1024);
     assert.ok(lines.some((l) => l.harness.collection_method === 'hook'));
     total.close();
+    // `beacon events --json` prints the very same lines on demand
+    const active = readFileSync(jsonl, 'utf8').split('\n').filter(Boolean);
+    const onDemand = runBeacon(['events', '--log', log, '--json', '--since', '3650d']).stdout.split('\n').filter(Boolean);
+    for (const line of active) assert.ok(onDemand.includes(line), 'identical line in beacon events --json');
   });
 
   it('cuts a torn last line after a crash and re-exports from the line before', async () => {
