@@ -1,7 +1,6 @@
 import pino from 'pino';
 import { parseArgs } from 'node:util';
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
-import { isLoopback } from '../config/config';
+import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
 import { buildReceiver } from '../receiver/server';
 import { EventLog } from '../store/event-log';
 import { EventLogWriter } from '../store/event-log-writer';

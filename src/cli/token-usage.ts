@@ -9,7 +9,6 @@ import { estimateCost, type TokenSums } from '../pricing/estimate';
 import { matchModel } from '../pricing/match';
 import { EventLog } from '../store/event-log';
 import { queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../store/usage-query';
-import { formatTable } from './format';
 
 export const TOKEN_USAGE_USAGE = `beacon token-usage [--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H]
                    [--by session|model|provider|day|hour] [--top N] [--json]

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { BeaconError, isBeaconError } from '../model/errors';
 import type { EventRow } from './row';
-import { ensureSchema } from './schema';
+import { checkReadable, ensureSchema } from './schema';
 
 export interface AppendResult {
   inserted: number;
@@ -79,7 +79,7 @@ export class EventLog {
         db.pragma('synchronous = NORMAL');
         if (options.hookConnection) db.pragma('wal_autocheckpoint = 0');
       } else {
-        ensureReadable(db, path);
+        checkReadable(db, path);
       }
       return new EventLog(path, db);
     } catch (e) {
@@ -204,11 +204,6 @@ function prepareFile(path: string): void {
   } catch (e) {
     throw new BeaconError('unavailable', `cannot create the event log ${path}: ${(e as Error).message}`, { cause: e });
   }
-}
-
-function ensureReadable(db: Database.Database, path: string): void {
-  const appId = db.pragma('application_id', { simple: true });
-  if (appId !== 0x42656163) throw new BeaconError('log_incompatible', `${path} is not a Beacon event log`);
 }
 
 /** SQLite failures as Beacon errors: busy and I/O trouble are temporary (retry), a foreign file is not. */

@@ -48,7 +48,7 @@ const MIGRATIONS: string[] = [
  * A foreign or newer file is refused with a message naming the path; it is never modified.
  */
 export function ensureSchema(db: Database.Database, path: string): void {
-  const state = readIdentity(db);
+  const state = readIdentity(db, path);
   if (state === 'ours' && (db.pragma('user_version', { simple: true }) as number) === STORE_SCHEMA_VERSION) return;
   // Retention frees pages; incremental auto-vacuum lets it give them back to the file system. It can
   // only be chosen before the first table exists, and not inside a transaction.
@@ -56,7 +56,7 @@ export function ensureSchema(db: Database.Database, path: string): void {
   // Two processes may create the log at once (the collector and a hook): decide under the write lock.
   db.exec('BEGIN IMMEDIATE');
   try {
-    if (readIdentity(db) === 'empty') {
+    if (readIdentity(db, path) === 'empty') {
       db.exec(DDL);
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma('user_version = 1');
@@ -69,19 +69,26 @@ export function ensureSchema(db: Database.Database, path: string): void {
     db.exec('ROLLBACK');
     throw e;
   }
-  function readIdentity(d: Database.Database): 'ours' | 'empty' {
-    const appId = d.pragma('application_id', { simple: true }) as number;
-    const version = d.pragma('user_version', { simple: true }) as number;
-    if (appId === APPLICATION_ID) {
-      if (version > STORE_SCHEMA_VERSION) {
-        throw new BeaconError('log_incompatible', `${path} was written by a newer Beacon (event log schema ${version}, this one reads ${STORE_SCHEMA_VERSION}); upgrade Beacon or use another --log`);
-      }
-      return 'ours';
+}
+
+/** What the file is: an empty database, or a Beacon log this version reads. Anything else throws. */
+function readIdentity(d: Database.Database, path: string): 'ours' | 'empty' {
+  const appId = d.pragma('application_id', { simple: true }) as number;
+  const version = d.pragma('user_version', { simple: true }) as number;
+  if (appId === APPLICATION_ID) {
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new BeaconError('log_incompatible', `${path} was written by a newer Beacon (event log schema ${version}, this one reads ${STORE_SCHEMA_VERSION}); upgrade Beacon or use another --log`);
     }
-    const tables = d.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-    if (appId !== 0 || tables.n > 0) {
-      throw new BeaconError('log_incompatible', `${path} is a SQLite database but not a Beacon event log; refusing to write to it (use another --log)`);
-    }
-    return 'empty';
+    return 'ours';
   }
+  const tables = d.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
+  if (appId !== 0 || tables.n > 0) {
+    throw new BeaconError('log_incompatible', `${path} is a SQLite database but not a Beacon event log; refusing to write to it (use another --log)`);
+  }
+  return 'empty';
+}
+
+/** For readers (read-only connections): the same checks, and an empty file is no log yet. */
+export function checkReadable(db: Database.Database, path: string): void {
+  if (readIdentity(db, path) === 'empty') throw new BeaconError('log_incompatible', `${path} is not a Beacon event log (it is empty)`);
 }

@@ -43,7 +43,8 @@ function events(c: RunningCollector, extra: string[] = []) {
 describe('collector over a real socket', () => {
   let c: RunningCollector;
   before(async () => {
-    c = await startCollector({ args: ['--max-body-bytes', String(4 * 1024 * 1024)] });
+    // debug level: every per-export and refused-export log line is printed, so the no-content check below sees them all
+    c = await startCollector({ args: ['--max-body-bytes', String(4 * 1024 * 1024)], env: { BEACON_LOG_LEVEL: 'debug' } });
   });
   after(async () => {
     assert.equal(await c.stop(), 0);
@@ -232,6 +233,8 @@ describe('collector over a real socket', () => {
 
   it('logs carry no content: no prompt, command or reasoning text in the daemon output', () => {
     const all = c.lines.join('\n');
+    assert.ok(c.lines.some((l) => JSON.parse(l).msg === 'export'), 'per-export debug lines were logged');
+    assert.ok(c.lines.some((l) => JSON.parse(l).msg === 'export refused'), 'refused-export lines were logged');
     for (const secret of ['cargo test', 'Run the tests first', 'fix the failing test']) assert.ok(!all.includes(secret), secret);
   });
 });
