@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { parseArgs } from 'node:util';
 import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
+import { startForwarding, type Forwarding } from '../forward/supervisor';
 import { buildReceiver } from '../receiver/server';
 import { EventLog } from '../store/event-log';
 import { EventLogWriter } from '../store/event-log-writer';
@@ -46,15 +47,18 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
-  const receiver = buildReceiver({ writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports });
+  // Before listening: a forward destination whose ${env:NAME} header is unset fails the start.
+  const forwarding = startForwardingIfConfigured(config, env, logger);
+  const receiver = buildReceiver({ writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports, forwardStatus: forwarding && (() => forwarding.status()) });
   try {
     await receiver.app.listen({ host: config.host, port: config.port });
   } catch (e) {
+    await forwarding?.stop();
     await writer.close();
     throw e;
   }
   const exporter = config.exportPath ? startExport(config.log, config.exportPath, config.exportRotateBytes, config.exportArchives, logger) : undefined;
-  const retention = startRetention(config, logger);
+  const retention = startRetention(config, logger, forwarding);
 
   const addr = receiver.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -76,6 +80,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
       await writer.close();
       clearInterval(retention);
       exporter?.stop(); // after the last commit: the export ends with every acknowledged event
+      await forwarding?.stop(); // the batch in flight finishes and its acknowledgement is recorded
       logger.info({ signal, ms: Date.now() - started, ...receiver.stats }, 'collector stopped');
       resolve(0);
     };
@@ -114,8 +119,21 @@ function startExport(logPath: string, path: string, rotateBytes: number, archive
   };
 }
 
+/** Forwarding to the configured destinations (src/forward), in its supervised worker; none configured, nothing runs. */
+function startForwardingIfConfigured(config: Readonly<CollectorConfig>, env: NodeJS.ProcessEnv, logger: pino.Logger): Forwarding | undefined {
+  if (config.forward.length === 0) return undefined;
+  return startForwarding({
+    logPath: config.log,
+    busyTimeoutMs: config.busyTimeoutMs,
+    destinations: config.forward,
+    env,
+    retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes },
+    logger,
+  });
+}
+
 /** Retention in the background: a pass a minute after start, then every interval, each in a worker. */
-function startRetention(config: Readonly<CollectorConfig>, logger: pino.Logger): NodeJS.Timeout {
+function startRetention(config: Readonly<CollectorConfig>, logger: pino.Logger, forwarding?: Forwarding): NodeJS.Timeout {
   const policy = { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes };
   let running = false;
   const pass = () => {
@@ -124,6 +142,8 @@ function startRetention(config: Readonly<CollectorConfig>, logger: pino.Logger):
     pruneInWorker(config.log, policy, config.busyTimeoutMs)
       .then((r) => {
         if (r.deletedByAge + r.deletedBySize > 0) logger.info({ ...r }, 'retention pruned events');
+        if (r.heldForForwarding > 0) logger.warn({ events: r.heldForForwarding }, 'retention keeps events past the age limit until every forward destination has received them');
+        forwarding?.noteRetention(r);
       })
       .catch((e) => logger.error({ err: (e as Error).message }, 'retention failed'))
       .finally(() => (running = false));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BeaconError } from '../model/errors';
+import { parseForwardDestinations, type ForwardDestination } from './forward';
 import { defaultConfigPath, defaultEventLogPath } from './paths';
 
 /** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */
@@ -26,6 +27,8 @@ export interface CollectorConfig {
   retentionMaxAgeDays: number;
   retentionMaxBytes: number;
   retentionIntervalMs: number;
+  /** forward destinations (src/forward): OTLP/HTTP logs or RFC 5425 syslog; none by default */
+  forward: ForwardDestination[];
 }
 
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
@@ -42,11 +45,12 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   retentionMaxAgeDays: 90,
   retentionMaxBytes: 2 * 1024 * 1024 * 1024,
   retentionIntervalMs: 10 * 60 * 1000,
+  forward: [],
 };
 
 type Partial_ = Partial<CollectorConfig>;
 
-const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
+const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean' | 'object'> = {
   host: 'string',
   port: 'number',
   log: 'string',
@@ -61,6 +65,7 @@ const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   retentionMaxAgeDays: 'number',
   retentionMaxBytes: 'number',
   retentionIntervalMs: 'number',
+  forward: 'object',
 };
 
 /** Reads the JSON config file; a missing default file is fine, a missing named file or bad JSON is an error. */
@@ -127,6 +132,7 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
   const home = env.HOME || homedir();
   merged.log = expandHome(merged.log, home);
   if (merged.exportPath) merged.exportPath = expandHome(merged.exportPath, home);
+  merged.forward = parseForwardDestinations(layers.file?.forward, (p) => expandHome(p, home));
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) {
     throw new BeaconError('usage', `port must be 0..65535, got ${merged.port}`);
   }

@@ -16,6 +16,8 @@ export interface ReceiverOptions {
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
+  /** the forward destinations' state for /health (src/forward); absent when nothing is forwarded */
+  forwardStatus?: () => unknown[];
 }
 
 export interface Receiver {
@@ -63,7 +65,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}) }));
 
   app.setNotFoundHandler(async (req) => {
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';

@@ -4,7 +4,7 @@ import { BeaconError } from '../model/errors';
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 4;
 
 const DDL = `
 CREATE TABLE events (
@@ -41,6 +41,14 @@ const MIGRATIONS: string[] = [
      input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
    WHERE action = 'model.invoked';
    CREATE INDEX IF NOT EXISTS events_stream_usage ON events(ts_ns) WHERE action = 'usage.reported';`,
+  // 3: reserved for i9b's step (received time); empty on this branch only.
+  ``,
+  // 4: one durable cursor per forward destination (src/forward): the last `seq` its receiver acknowledged.
+  `CREATE TABLE IF NOT EXISTS forward_cursors (
+     name TEXT PRIMARY KEY,                 -- the destination's configured name: its identity
+     seq INTEGER NOT NULL,                  -- every event with seq <= this one is acknowledged
+     updated_ns INTEGER NOT NULL
+   );`,
 ];
 
 /**

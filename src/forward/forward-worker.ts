@@ -1,0 +1,91 @@
+/**
+ * The forward worker thread: every destination's loop, off the collector's event loop, on its own
+ * connection to the event log (reading events, writing cursors: a busy log never stalls ingest).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ForwardDestination } from '../config/forward';
+import { EventLog } from '../store/event-log';
+import { ForwardCursors, lagAfter } from '../store/forward-cursors';
+import { DestinationLoop, type Sender } from './destination-loop';
+import { OtlpSender } from './otlp-sender';
+import type { DestinationState, ForwardStatus } from './status';
+import { SyslogSender } from './syslog-sender';
+
+export interface ForwardWorkerInit {
+  logPath: string;
+  busyTimeoutMs: number;
+  destinations: ForwardDestination[];
+  /** resolved OTLP headers per destination name (credentials: only ever sent on the wire) */
+  headers: Record<string, Record<string, string>>;
+  retention: { maxAgeDays: number; maxBytes: number };
+  statusIntervalMs: number;
+}
+
+export type FromForwardWorker =
+  | { type: 'status'; destinations: Omit<ForwardStatus, 'lostToRetention'>[] }
+  | { type: 'stopped' };
+export type ToForwardWorker = { type: 'stop' };
+
+const init = workerData as ForwardWorkerInit;
+const log = EventLog.open(init.logPath, { busyTimeoutMs: init.busyTimeoutMs });
+const cursors = new ForwardCursors(log.db, init.logPath);
+const start = cursors.open(init.destinations);
+const loops = init.destinations.map((d) => {
+  const sender: Sender = d.type === 'otlp' ? new OtlpSender(d, init.headers[d.name] ?? {}) : new SyslogSender(d);
+  return { loop: new DestinationLoop(d, log, cursors, sender, start.get(d.name)!), sender };
+});
+const running = loops.map(({ loop }) => loop.run());
+
+function report(): void {
+  const now = Date.now();
+  const pageSize = log.db.pragma('page_size', { simple: true }) as number;
+  const dataBytes = ((log.db.pragma('page_count', { simple: true }) as number) - (log.db.pragma('freelist_count', { simple: true }) as number)) * pageSize;
+  const destinations = loops.map(({ loop }) => describe(loop.state, now, dataBytes));
+  parentPort!.postMessage({ type: 'status', destinations } satisfies FromForwardWorker);
+}
+
+function describe(s: DestinationState, now: number, dataBytes: number): Omit<ForwardStatus, 'lostToRetention'> {
+  const lag = lagAfter(log.db, s.cursor);
+  const oldestMs = lag.oldestNs === null ? now : Number(lag.oldestNs / 1_000_000n);
+  const { maxAgeDays, maxBytes } = init.retention;
+  let retention: ForwardStatus['retention'] = 'ok';
+  if (lag.records > 0 && maxBytes > 0 && dataBytes >= 0.8 * maxBytes) retention = 'at-risk';
+  else if (lag.records > 0 && maxAgeDays > 0 && now - oldestMs > maxAgeDays * 86_400_000) retention = 'holding';
+  return {
+    name: s.name, type: s.type, state: s.state,
+    lagRecords: lag.records,
+    lagSeconds: lag.records === 0 ? 0 : Math.max(0, Math.round((now - oldestMs) / 1000)),
+    lastSuccessAt: s.lastSuccessAt, lastError: s.lastError,
+    cursor: s.cursor.toString(), forwarded: s.forwarded, rejected: s.rejected, retries: s.retries,
+    retention,
+  };
+}
+
+const timer = setInterval(() => {
+  try {
+    report();
+  } catch {
+    /* a locked or busy log: the next tick reports */
+  }
+}, init.statusIntervalMs);
+report();
+
+parentPort!.on('message', (m: ToForwardWorker) => {
+  if (m.type !== 'stop') return;
+  for (const { loop } of loops) loop.stop();
+  // The attempt in flight finishes (bounded by its timeout) so its acknowledgement is recorded.
+  void Promise.allSettled(running).then(() => {
+    clearInterval(timer);
+    try {
+      report();
+    } catch {
+      /* closing anyway */
+    }
+    for (const { sender } of loops) sender.close();
+    log.close();
+    parentPort!.postMessage({ type: 'stopped' } satisfies FromForwardWorker);
+  });
+});
+
+// A loop that throws (the log became unreadable) ends the worker; the supervisor restarts it.
+for (const r of running) r.catch((e) => setImmediate(() => { throw e; }));

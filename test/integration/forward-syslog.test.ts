@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { EventLog } from '../../src/store/event-log';
+import { beaconRows } from '../helpers/beacon-rows';
+import { makeCerts, type TestCerts } from '../helpers/certs';
+import { startCollector, type RunningCollector } from '../helpers/daemon';
+import { tempDir } from '../helpers/paths';
+import { startRsyslog, type RunningRsyslog } from '../helpers/rsyslog';
+
+async function waitFor<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let v = await probe();
+  while (!ok(v) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    v = await probe();
+  }
+  assert.ok(ok(v), `${what}: ${JSON.stringify(v)}`);
+  return v;
+}
+
+const forwardHealth = async (c: RunningCollector) => ((await (await fetch(`${c.url}/health`)).json()) as { forward: any[] }).forward[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Event ids in rsyslog's file, parsed from the message (the Beacon JSON after the BOM). */
+function receivedIds(rs: RunningRsyslog): string[] {
+  return rs.lines().map((l) => JSON.parse(l.slice(l.indexOf('\uFEFF') + 1)).event.id as string);
+}
+
+function append(logPath: string, n: number, prefix: string): string[] {
+  const log = EventLog.open(logPath);
+  const rows = beaconRows(n, prefix);
+  log.append(rows);
+  log.close();
+  return rows.map((r) => r.id);
+}
+
+describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certificate', () => {
+  let dir: string;
+  let certs: TestCerts;
+  let rs: RunningRsyslog;
+  before(async () => {
+    dir = tempDir('fwd-syslog-');
+    certs = makeCerts(dir);
+    rs = await startRsyslog(dir, certs);
+  });
+  after(async () => rs?.stop());
+
+  const config = (port: number, tls: Record<string, string>) => {
+    const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify({
+      collector: {
+        forward: [{ name: 'siem', type: 'syslog', address: `127.0.0.1:${port}`, tls, appName: 'beacon', facility: 'local0', from: 'start', batchDelayMs: 100, timeoutMs: 3000 }],
+      },
+    }));
+    return file;
+  };
+
+  it('delivers every event exactly once across a receiver restart and a kill -9 of the collector', async () => {
+    const log = join(dir, 'events.db');
+    const cfg = config(rs.port, { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey });
+    const expected = append(log, 300, 'a'); // backlog: from "start" sends it
+
+    let c = await startCollector({ log, args: ['--config', cfg] });
+    await waitFor(() => receivedIds(rs).length, (n) => n >= 300, 'backlog received');
+    let h = await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0 && f.lastSuccessAt !== null, 'caught up');
+    assert.equal(h.type, 'syslog');
+    assert.equal(h.name, 'siem');
+
+    // The receiver goes away: events wait in the log, health says the destination is retrying.
+    await rs.stop();
+    expected.push(...append(log, 200, 'b'));
+    h = await waitFor(() => forwardHealth(c), (f) => f.state === 'retrying' && f.lagRecords === 200, 'retrying while rsyslog is down');
+    assert.match(h.lastError.message, /ECONNREFUSED/);
+    // …and the collector is killed while it cannot deliver.
+    c.proc.kill('SIGKILL');
+    await c.stop();
+    await rs.restart();
+    expected.push(...append(log, 100, 'c'));
+
+    c = await startCollector({ log, args: ['--config', cfg] });
+    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0 && f.lastSuccessAt !== null, 'caught up after the restarts');
+    // Live traffic after the restarts, then a receiver restart while caught up.
+    expected.push(...append(log, 150, 'd'));
+    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0, 'live events forwarded');
+    await rs.restart();
+    expected.push(...append(log, 50, 'e'));
+    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0, 'forwarded after the receiver restart');
+    await waitFor(() => receivedIds(rs).length, (n) => n >= expected.length, 'all written by rsyslog');
+    assert.equal(await c.stop(), 0);
+
+    const ids = receivedIds(rs);
+    const counts = new Map<string, number>();
+    for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    assert.deepEqual([...counts].filter(([, n]) => n !== 1), [], 'no event twice');
+    assert.deepEqual(expected.filter((id) => !counts.has(id)), [], 'no event lost');
+    assert.equal(ids.length, expected.length);
+
+    // The message itself: RFC 5424 header fields, SD params without dots, the Beacon JSON as MSG.
+    const line = rs.lines().find((l) => l.includes('"a-3"'))!;
+    const [pri, msgid, sd] = line.split('|') as [string, string, string];
+    assert.equal(msgid, 'command.executed');
+    assert.equal(Number(pri), 16 * 8 + 3, 'local0, severity high → error (3)');
+    assert.match(sd, /^\[beacon@32473 event_id="a-3" action="command\.executed" category="process" severity="high" harness="goose" collection_method="hook" session_id="a-session \\"\\]\\\\"/);
+    assert.doesNotMatch(sd.replace(/"(?:[^"\\]|\\.)*"/g, '""'), /\w\.\w/, 'no dotted SD-PARAM names');
+    const msg = line.slice(line.indexOf('\uFEFF') + 1);
+    assert.equal(JSON.parse(msg).command.command, 'ls -la "quoted" ]bracket\\ ünïcode 3\nsecond line');
+  });
+
+  it('a client certificate the receiver refuses delivers nothing, keeps the cursor, and says so', async () => {
+    const log = join(dir, 'refused.db');
+    const cfg = config(rs.port, { ca: certs.ca, cert: certs.strangerCert, key: certs.strangerKey });
+    const before = rs.lines().length;
+    append(log, 20, 'refused');
+    const c = await startCollector({ log, args: ['--config', cfg] });
+    const h = await waitFor(() => forwardHealth(c), (f) => f.state === 'retrying' && f.retries >= 1, 'refused');
+    assert.equal(h.lagRecords, 20);
+    assert.equal(h.lastSuccessAt, null);
+    assert.match(h.lastError.message, /closed the session right after the TLS handshake|ECONNRESET/);
+    assert.equal(await c.stop(), 0);
+    assert.equal(rs.lines().length, before, 'rsyslog wrote nothing from a refused client');
+  });
+});
