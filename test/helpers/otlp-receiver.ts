@@ -20,12 +20,12 @@ export interface ReceivedLog {
 /** The official decoder's output, flattened to plain values. */
 function value(v: any): unknown { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (!v) return undefined;
-  if ('stringValue' in v) return v.stringValue;
-  if ('boolValue' in v) return v.boolValue;
-  if ('intValue' in v) return Number(v.intValue);
-  if ('doubleValue' in v) return v.doubleValue;
-  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(value);
-  if ('kvlistValue' in v) return Object.fromEntries((v.kvlistValue.values ?? []).map((kv: any) => [kv.key, value(kv.value)])); // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (Object.prototype.hasOwnProperty.call(v, 'stringValue')) return v.stringValue;
+  if (Object.prototype.hasOwnProperty.call(v, 'boolValue')) return v.boolValue;
+  if (Object.prototype.hasOwnProperty.call(v, 'intValue')) return Number(v.intValue);
+  if (Object.prototype.hasOwnProperty.call(v, 'doubleValue')) return v.doubleValue;
+  if (Object.prototype.hasOwnProperty.call(v, 'arrayValue')) return (v.arrayValue.values ?? []).map(value);
+  if (Object.prototype.hasOwnProperty.call(v, 'kvlistValue')) return Object.fromEntries((v.kvlistValue.values ?? []).map((kv: any) => [kv.key, value(kv.value)])); // eslint-disable-line @typescript-eslint/no-explicit-any
   return undefined;
 }
 const attrs = (list: any[] | undefined) => Object.fromEntries((list ?? []).map((kv) => [kv.key, value(kv.value)])); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -34,12 +34,15 @@ const hexOf = (b: Uint8Array | undefined) => (b && b.length ? Buffer.from(b).toS
 export interface MockReceiver {
   url: string;
   received: ReceivedLog[];
+  /** the records of each export request, in arrival order */
+  batches: ReceivedLog[][];
   requests: number;
   close(): Promise<void>;
 }
 
 export async function startMockReceiver(): Promise<MockReceiver> {
   const received: ReceivedLog[] = [];
+  const batches: ReceivedLog[][] = [];
   const state = { requests: 0 };
   const server = new MockOtlpServer({
     logLevel: 'warn',
@@ -48,11 +51,13 @@ export async function startMockReceiver(): Promise<MockReceiver> {
     httpPort: 0,
     onLogs: (req: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
       state.requests++;
+      const batch: ReceivedLog[] = [];
+      batches.push(batch);
       for (const rl of req.resourceLogs ?? []) {
         const resource = attrs(rl.resource?.attributes);
         for (const sl of rl.scopeLogs ?? []) {
           for (const lr of sl.logRecords ?? []) {
-            received.push({
+            batch.push({
               eventName: lr.eventName, attributes: attrs(lr.attributes), body: value(lr.body) as string,
               timeUnixNano: BigInt(lr.timeUnixNano.toString()), severityNumber: lr.severityNumber,
               traceId: hexOf(lr.traceId), spanId: hexOf(lr.spanId), resource,
@@ -60,12 +65,14 @@ export async function startMockReceiver(): Promise<MockReceiver> {
           }
         }
       }
+      received.push(...batch);
     },
   });
   await server.start();
   return {
     url: server.httpUrl.toString().replace(/\/$/, ''),
     received,
+    batches,
     get requests() {
       return state.requests;
     },
@@ -84,7 +91,9 @@ export type Fault =
 export interface FaultProxy {
   url: string;
   /** what happened to each request, in order */
-  log: { fault: Fault['kind']; status?: number; bytes: number; gzip: boolean; authorization?: string }[];
+  /** the decoded (gunzipped) bodies forwarded to the receiver, in order */
+  bodies: Buffer[];
+  log: { fault: Fault['kind']; status?: number; bytes: number; gzip: boolean; authorization?: string; at: number }[];
   close(): Promise<void>;
 }
 
@@ -94,6 +103,7 @@ export interface FaultProxy {
  */
 export async function startFaultProxy(upstream: string, script: Fault[]): Promise<FaultProxy> {
   const log: FaultProxy['log'] = [];
+  const bodies: Buffer[] = [];
   let server: http.Server;
   let port = 0;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -103,7 +113,7 @@ export async function startFaultProxy(upstream: string, script: Fault[]): Promis
       const fault = script.shift() ?? { kind: 'pass' };
       const raw = Buffer.concat(chunks);
       const gzip = req.headers['content-encoding'] === 'gzip';
-      const entry: FaultProxy['log'][number] = { fault: fault.kind, bytes: raw.length, gzip, authorization: req.headers.authorization };
+      const entry: FaultProxy['log'][number] = { fault: fault.kind, bytes: raw.length, gzip, authorization: req.headers.authorization, at: Date.now() };
       log.push(entry);
       if (fault.kind === 'status') {
         entry.status = fault.status;
@@ -119,6 +129,7 @@ export async function startFaultProxy(upstream: string, script: Fault[]): Promis
         return;
       }
       const body = gzip ? gunzipSync(raw) : raw;
+      bodies.push(body);
       const up = http.request(`${upstream}${req.url}`, { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '', 'content-length': body.length } }, (ur) => {
         const rc: Buffer[] = [];
         ur.on('data', (c: Buffer) => rc.push(c));
@@ -145,6 +156,7 @@ export async function startFaultProxy(upstream: string, script: Fault[]): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     log,
+    bodies,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

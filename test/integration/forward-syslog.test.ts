@@ -9,6 +9,9 @@ import { startCollector, type RunningCollector } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 import { startRsyslog, type RunningRsyslog } from '../helpers/rsyslog';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const caughtUp = (f: any) => f.state !== 'starting' && f.state !== 'restarting' && f.lagRecords === 0;
+
 async function waitFor<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   let v = await probe();
@@ -56,14 +59,14 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
     return file;
   };
 
-  it('delivers every event exactly once across a receiver restart and a kill -9 of the collector', async () => {
+  it('delivers every event exactly once across a receiver restart and a kill -9 of the collector', async (t) => {
     const log = join(dir, 'events.db');
     const cfg = config(rs.port, { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey });
     const expected = append(log, 300, 'a'); // backlog: from "start" sends it
 
     let c = await startCollector({ log, args: ['--config', cfg] });
     await waitFor(() => receivedIds(rs).length, (n) => n >= 300, 'backlog received');
-    let h = await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0 && f.lastSuccessAt !== null, 'caught up');
+    let h = await waitFor(() => forwardHealth(c), (f) => caughtUp(f) && f.lastSuccessAt !== null, 'caught up');
     assert.equal(h.type, 'syslog');
     assert.equal(h.name, 'siem');
 
@@ -79,13 +82,13 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
     expected.push(...append(log, 100, 'c'));
 
     c = await startCollector({ log, args: ['--config', cfg] });
-    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0 && f.lastSuccessAt !== null, 'caught up after the restarts');
+    await waitFor(() => forwardHealth(c), (f) => caughtUp(f) && f.lastSuccessAt !== null, 'caught up after the restarts');
     // Live traffic after the restarts, then a receiver restart while caught up.
     expected.push(...append(log, 150, 'd'));
-    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0, 'live events forwarded');
+    await waitFor(() => forwardHealth(c), (f) => caughtUp(f), 'live events forwarded');
     await rs.restart();
     expected.push(...append(log, 50, 'e'));
-    await waitFor(() => forwardHealth(c), (f) => f.lagRecords === 0, 'forwarded after the receiver restart');
+    await waitFor(() => forwardHealth(c), (f) => caughtUp(f), 'forwarded after the receiver restart');
     await waitFor(() => receivedIds(rs).length, (n) => n >= expected.length, 'all written by rsyslog');
     assert.equal(await c.stop(), 0);
 
@@ -95,6 +98,7 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
     assert.deepEqual([...counts].filter(([, n]) => n !== 1), [], 'no event twice');
     assert.deepEqual(expected.filter((id) => !counts.has(id)), [], 'no event lost');
     assert.equal(ids.length, expected.length);
+    t.diagnostic(`${expected.length} events through 2 rsyslog restarts and a kill -9: ${ids.length} written, 0 twice, 0 lost`);
 
     // The message itself: RFC 5424 header fields, SD params without dots, the Beacon JSON as MSG.
     const line = rs.lines().find((l) => l.includes('"a-3"'))!;
