@@ -53,7 +53,7 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     const target = policy.maxBytes * 0.9;
     const del = db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY ts_ns LIMIT ?)');
     const countUnforwarded = floor === undefined ? undefined : db.prepare(
-      'SELECT c.name, (SELECT count(*) FROM (SELECT seq FROM events ORDER BY ts_ns LIMIT ?1) AS d WHERE d.seq > c.seq) AS n FROM forward_cursors c',
+      'SELECT c.name, (SELECT count(*) FROM (SELECT seq FROM events ORDER BY ts_ns LIMIT ?) AS d WHERE d.seq > c.seq) AS n FROM forward_cursors c',
     );
     let remaining = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
     for (let used = bytes(); used > target && remaining > 0; used = bytes()) {

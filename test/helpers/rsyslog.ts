@@ -41,7 +41,7 @@ template(name="beaconLine" type="string" string="%pri%|%msgid%|%structured-data%
 action(type="omfile" file="${out}" template="beaconLine")
 `);
     writeFileSync(portFile, '');
-    const p = spawn('rsyslogd', ['-n', '-f', conf, '-i', join(dir, 'rsyslogd.pid')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(existsSync('/usr/sbin/rsyslogd') ? '/usr/sbin/rsyslogd' : 'rsyslogd', ['-n', '-f', conf, '-i', join(dir, 'rsyslogd.pid')], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr!.on('data', (d) => (stderr += d));
     proc = p;
