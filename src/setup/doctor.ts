@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { EventLog } from '../store/event-log';
+import { forwardChecks } from './forward-checks';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand } from './hooks-file';
@@ -28,6 +29,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const checks: Check[] = [];
   const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
   checks.push(await collectorCheck(base, ctx.fetchTimeoutMs ?? 1500));
+  checks.push(...(await forwardChecks(base, ctx.fetchTimeoutMs ?? 1500)));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...pluginChecks(ctx));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EventLog } from '../../src/store/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
-import { startCollector, type RunningCollector } from '../helpers/daemon';
+import { runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
 import { startFaultProxy, startMockReceiver, type Fault, type MockReceiver } from '../helpers/otlp-receiver';
@@ -159,6 +159,13 @@ describe('forwarding OTLP/HTTP logs to an independent receiver (@elastic/mockotl
     assert.match(h.forward[0].lastError.message, /HTTP 401: injected 401/);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(proxy.log.length, 1, 'a paused destination is not hammered');
+    // beacon doctor reads the same /health and names the destination, the refusal and the backlog.
+    const doctorCfg = join(dir, 'doctor.json');
+    writeFileSync(doctorCfg, JSON.stringify({ collector: { port: c.port, log } }));
+    const d = runBeacon(['doctor', '--json', '--config', doctorCfg], { HOME: dir });
+    const check = (JSON.parse(d.stdout).checks as { id: string; status: string; message: string }[]).find((x) => x.id === 'forward-gateway')!;
+    assert.equal(check.status, 'fail');
+    assert.match(check.message, /gateway \(otlp\) refused events and is paused: HTTP 401.*; 50 events behind/);
     c.proc.kill('SIGKILL');
     await c.stop();
     await proxy.close();
