@@ -71,7 +71,9 @@ export function parseForwardDestinations(value: unknown, expandPath: (p: string)
     const base: DestinationBase = {
       name: d.name,
       from: d.from === undefined || d.from === 'end' ? 'end' : d.from === 'start' ? 'start' : fail(`${where}: "from" must be "start" or "end"`),
-      maxBatchRecords: count(d.maxBatchRecords, 512, 1, 512, `${where}: "maxBatchRecords"`),
+      // OTLP: at most 512 records per request. Syslog: a batch is one TLS session (its clean close is
+      // the acknowledgement), so larger batches amortize the handshake.
+      maxBatchRecords: d.type === 'otlp' ? count(d.maxBatchRecords, 512, 1, 512, `${where}: "maxBatchRecords"`) : count(d.maxBatchRecords, 2000, 1, 10_000, `${where}: "maxBatchRecords"`),
       batchDelayMs: count(d.batchDelayMs, 5000, 0, 3_600_000, `${where}: "batchDelayMs"`),
       timeoutMs: count(d.timeoutMs, 10_000, 100, 600_000, `${where}: "timeoutMs"`),
     };

@@ -27,7 +27,9 @@ export type FromForwardWorker =
 export type ToForwardWorker = { type: 'stop' };
 
 const init = workerData as ForwardWorkerInit;
-const log = EventLog.open(init.logPath, { busyTimeoutMs: init.busyTimeoutMs });
+// Like a hook's connection, ours never runs SQLite's auto-checkpoint on a cursor commit: the
+// collector's checkpointer owns checkpoints (docs/ARCHITECTURE.md, "Checkpoints beside the writer").
+const log = EventLog.open(init.logPath, { busyTimeoutMs: init.busyTimeoutMs, hookConnection: true });
 const cursors = new ForwardCursors(log.db, init.logPath);
 const start = cursors.open(init.destinations);
 const loops = init.destinations.map((d) => {

@@ -7,7 +7,7 @@ import { LogsTypes } from './otlp-proto';
 type AnyValue =
   | { stringValue: string }
   | { boolValue: boolean }
-  | { intValue: LongBits }
+  | { intValue: number }
   | { doubleValue: number }
   | { arrayValue: { values: AnyValue[] } }
   | { kvlistValue: { values: KeyValue[] } };
@@ -87,7 +87,8 @@ function resourceAttributes(harness: string, version: unknown): KeyValue[] {
 /** Nested objects become dotted keys; arrays stay arrays (of values or key-value lists). */
 function flatten(prefix: string, value: unknown, out: KeyValue[]): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) flatten(prefix ? `${prefix}.${k}` : k, v, out);
+    const o = value as Record<string, unknown>;
+    for (const k in o) flatten(prefix === '' ? k : `${prefix}.${k}`, o[k], out);
     return;
   }
   const v = anyValue(value);
@@ -101,7 +102,8 @@ function anyValue(v: unknown): AnyValue | undefined {
     case 'boolean':
       return { boolValue: v };
     case 'number':
-      return Number.isSafeInteger(v) ? { intValue: u64(BigInt(v)) } : { doubleValue: v };
+      // protobufjs writes a safe integer number as int64 directly (no BigInt round trip).
+      return Number.isSafeInteger(v) ? { intValue: v } : { doubleValue: v };
     case 'object':
       if (v === null) return undefined;
       if (Array.isArray(v)) return { arrayValue: { values: v.map((x) => anyValue(x) ?? { stringValue: '' }) } };
