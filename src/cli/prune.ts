@@ -31,6 +31,8 @@ export function runPrune(argv: string[], env: NodeJS.ProcessEnv, out: (s: string
   try {
     const r = prune(log.db, { maxAgeDays: cfg.retentionMaxAgeDays, maxBytes: cfg.retentionMaxBytes }, BigInt(Date.now()) * 1_000_000n);
     out(`${cfg.log}: removed ${r.deletedByAge} events older than ${cfg.retentionMaxAgeDays || '∞'} days and ${r.deletedBySize} for size; data ${mb(r.bytesBefore)} → ${mb(r.bytesAfter)}`);
+    if (r.heldForForwarding > 0) out(`kept ${r.heldForForwarding} events past the age limit: a forward destination has not received them yet`);
+    for (const [name, n] of Object.entries(r.unforwardedDeleted)) out(`forward destination ${name}: ${n} events it had not received were removed for size`);
   } finally {
     log.close();
   }
