@@ -10,23 +10,10 @@ import { runBeacon, startCollector, type RunningCollector } from '../helpers/dae
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
 import { startFaultProxy, startMockReceiver, type Fault, type MockReceiver } from '../helpers/otlp-receiver';
+import { caughtUp, health, waitFor } from '../helpers/forward';
 import { tempDir } from '../helpers/paths';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const caughtUp = (f: any) => f.state !== 'starting' && f.state !== 'restarting' && f.lagRecords === 0;
 
-async function waitFor<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, what: string, ms = 40_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await probe();
-  while (!ok(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    v = await probe();
-  }
-  assert.ok(ok(v), `${what}: ${JSON.stringify(v)}`);
-  return v;
-}
-
-const health = async (c: RunningCollector) => (await (await fetch(`${c.url}/health`)).json()) as { forward: any[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function storedIds(logPath: string): string[] {
   const log = EventLog.open(logPath, { readonly: true });

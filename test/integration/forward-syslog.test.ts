@@ -6,24 +6,12 @@ import { EventLog } from '../../src/store/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
 import { makeCerts, type TestCerts } from '../helpers/certs';
 import { startCollector, type RunningCollector } from '../helpers/daemon';
+import { caughtUp, health, waitFor } from '../helpers/forward';
 import { tempDir } from '../helpers/paths';
 import { startRsyslog, type RunningRsyslog } from '../helpers/rsyslog';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const caughtUp = (f: any) => f.state !== 'starting' && f.state !== 'restarting' && f.lagRecords === 0;
 
-async function waitFor<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await probe();
-  while (!ok(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    v = await probe();
-  }
-  assert.ok(ok(v), `${what}: ${JSON.stringify(v)}`);
-  return v;
-}
-
-const forwardHealth = async (c: RunningCollector) => ((await (await fetch(`${c.url}/health`)).json()) as { forward: any[] }).forward[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+const forwardHealth = async (c: RunningCollector) => (await health(c)).forward[0];
 
 /** Event ids in rsyslog's file, parsed from the message (the Beacon JSON after the BOM). */
 function receivedIds(rs: RunningRsyslog): string[] {
