@@ -21,8 +21,17 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
       return [simple(p, ctx, 'session.started', 'session', 'Agent session started')];
     case 'session-end':
       return [simple(p, ctx, 'session.ended', 'session', 'Agent session ended')];
-    case 'stop':
-      return [simple(p, ctx, 'tool.completed', 'tool', 'Agent response completed')];
+    case 'stop': {
+      const ev = simple(p, ctx, 'tool.completed', 'tool', 'Agent response completed');
+      // The turn's final answer: content like a prompt (redacted, limited, marked by the ingest stage).
+      if (p.last_assistant_message !== undefined && p.last_assistant_message !== '') {
+        ev.record.response = { text: p.last_assistant_message };
+        ev.contentField = 'response.text';
+      }
+      return [ev];
+    }
+    case 'pre-tool-result':
+      return chainDenial(p, ctx);
     case 'prompt-submit': {
       const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
       if (p.message !== undefined && p.message !== '') {
@@ -36,6 +45,16 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
     case 'post-tool':
       return toolEvent(p, ctx, p.event === 'PostToolUseFailure' ? 'failed' : 'post');
   }
+}
+
+/**
+ * What a policy provider judges before a call runs: the call as it will be classified once it has
+ * run (`command.executed` with `command.command`, `file.modified` with the diff), not the bare
+ * `tool.invoked` observation, so a provider written against the Go Beacon's contract sees the same
+ * candidate (its reference case: `curl … | sh` reaches the provider as `command.executed`).
+ */
+export function policyCandidate(p: GoosePayload, ctx: Context): HookEvent | undefined {
+  return toolEvent(p, ctx, 'post')[0];
 }
 
 /**
@@ -59,6 +78,31 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
   ev.contentField = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
+  return [ev];
+}
+
+/**
+ * goose's PreToolUseResult: the verdict of the whole hook chain on a call, sent once per call. An allow
+ * is what the pre-tool event already implies: nothing to record. A deny (another plugin's policy, or
+ * a hook that failed with `on_failure: block`) is the only trace of the call left, since goose skips
+ * the post hooks after a deny; its id is the call's, so Beacon's own provider denial of the same call
+ * (recorded by the pre-tool hook) and goose's report of it are one event.
+ */
+function chainDenial(p: GoosePayload, ctx: Context): HookEvent[] {
+  if (p.decision !== 'deny') return [];
+  const hookFailure = p.cause === 'hook_failure';
+  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : freshEventId();
+  const by = p.blocked_by ? ` \`${p.blocked_by}\`` : '';
+  const ev = base(p, ctx, 'approval.denied', 'approval', hookFailure ? `Tool call blocked: policy hook${by} could not complete` : `Tool call denied by policy hook${by}`, id);
+  const r = ev.record;
+  r.severity = 'high';
+  r.approval = { required: true, decision: 'deny', ...(p.reason ? { reason: p.reason } : {}) };
+  r.policy = { ...(p.blocked_by ? { name: p.blocked_by } : {}), decision: 'deny', enforcement: 'enforce', ...(p.reason ? { reason: p.reason } : {}) };
+  if (hookFailure) r.error = { type: 'hook_failure' };
+  const name = p.tool_name ?? '';
+  const cls = classifyGooseTool(name, p.tool_input, { withDiff: false, failed: false });
+  if (!('consumed' in cls)) applyToolClassification(r, cls);
+  r.gen_ai = { tool: { name, ...(p.tool_call_id ? { call: { id: p.tool_call_id } } : {}) } };
   return [ev];
 }
 

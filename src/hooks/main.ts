@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
-import { freshEventId } from '../model/event-id';
+import { callEventId, freshEventId } from '../model/event-id';
 import type { Severity } from '../model/record';
 import { nowUnixNano } from '../model/time';
 import { sanitizeRecord } from '../redact/sanitize';
 import { EventLog } from '../store/event-log';
 import { toRow, type EventRow } from '../store/row';
-import { hookEvents, type HookEvent } from './events';
+import { hookEvents, policyCandidate, type HookEvent } from './events';
 import { BLOCKING, SUBCOMMANDS, parsePayload, type Subcommand } from './payload';
 import { consultPolicy, policyProvider, type PolicyVerdict } from './policy';
 
@@ -30,6 +30,7 @@ const BUSY_TIMEOUT_MS = 3000;
 export async function runHook(argv: string[], io: HookIO): Promise<number> {
   let sub: Subcommand | undefined;
   let verdict: PolicyVerdict = { decision: 'allow' };
+  let platformKnown = false;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -37,17 +38,21 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
+    // Another agent's hooks speak another protocol: on Qwen Code, for one, an "allow" disarms the
+    // user's own permission prompts. Say nothing to a platform we do not speak.
+    if ((values.platform ?? 'goose') !== 'goose') throw new Error(`unsupported platform "${values.platform}" (this adapter speaks goose); nothing recorded, no verdict given`);
+    platformKnown = true;
     const name = positionals[0];
     if (!SUBCOMMANDS.includes(name as Subcommand)) throw new Error(`unknown subcommand "${name ?? ''}" (expected ${SUBCOMMANDS.join(', ')})`);
     sub = name as Subcommand;
-    if ((values.platform ?? 'goose') !== 'goose') throw new Error(`unsupported platform "${values.platform}" (this adapter speaks goose)`);
 
     const payload = parsePayload(await io.stdin());
     const events = hookEvents(sub, payload, { now: nowUnixNano(), env: io.env });
 
     const provider = sub === 'pre-tool' && events.length > 0 ? policyProvider(io.env) : undefined;
     if (provider) {
-      const observed = sanitizeRecord(structuredClone(events[0]!.record), events[0]!.contentField).record;
+      const candidate = policyCandidate(payload, { now: nowUnixNano(), env: io.env }) ?? events[0]!;
+      const observed = sanitizeRecord(structuredClone(candidate.record), candidate.contentField).record;
       verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: 'goose', event: observed });
       if (verdict.decision === 'allow' && verdict.failure) io.stderr(`beacon-hooks: policy provider ignored (fail-open): ${verdict.failure}\n`);
       if (verdict.decision === 'deny') events.push(denialEvent(events[0]!, verdict));
@@ -67,8 +72,8 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
   }
   if (sub && BLOCKING.has(sub)) {
     io.stdout(verdict.decision === 'deny' && sub === 'pre-tool' ? JSON.stringify({ decision: 'block', reason: verdict.reason }) : ALLOW);
-  } else if (!sub) {
-    // An unparseable command line cannot say whether goose is waiting for a verdict: allow is safe on every event.
+  } else if (!sub && platformKnown) {
+    // An unparseable goose command line cannot say whether goose is waiting for a verdict: allow is safe on every event.
     io.stdout(ALLOW);
   }
   return 0;
@@ -77,7 +82,11 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
 /** The provider's deny, recorded beside the observation it judged. */
 function denialEvent(observed: HookEvent, v: Extract<PolicyVerdict, { decision: 'deny' }>): HookEvent {
   const record = structuredClone(observed.record);
-  record.event = { ...record.event, action: 'approval.denied', category: 'approval', id: freshEventId(), fidelity: 'observed' };
+  // The call's own id: goose's PreToolUseResult reports the same denial, and the two are one event.
+  const session = record.session?.id;
+  const callId = record.gen_ai?.tool?.call?.id;
+  const id = session !== undefined && callId ? callEventId(session, 'approval.denied', callId) : freshEventId();
+  record.event = { ...record.event, action: 'approval.denied', category: 'approval', id, fidelity: 'observed' };
   record.severity = (v.severity && SEVERITIES.has(v.severity) ? v.severity : 'high') as Severity;
   record.approval = { required: true, decision: 'deny', reason: v.reason };
   record.policy = { ...(v.ruleId ? { id: v.ruleId } : {}), decision: 'deny', enforcement: 'enforce', reason: v.reason };

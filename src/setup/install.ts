@@ -4,7 +4,7 @@ import { isGooseName } from '../model/harness';
 import { BeaconError } from '../model/errors';
 import { configureOtlp, otlpSnippet, readGooseConfig } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
 
@@ -55,7 +55,7 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
   const file = hooksFile(agents);
   const r = installHooksFile(file, renderHooksJson(ctx.launcher, ctx.log, ctx.config));
-  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (7 hook registrations, ${ctx.scope} scope)`);
+  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope)`);
   if (ctx.scope === 'project') report.push('project scope replaces a user-scope beacon-endpoint plugin for goose sessions started in this directory');
 
   if (configure) {

@@ -28,7 +28,7 @@ function beacon(h: Home, args: string[], env: NodeJS.ProcessEnv = {}) {
 const userHooks = (h: Home, root = h.home) => join(root, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json');
 
 describe('beacon install goose / uninstall goose', () => {
-  it('writes seven registrations with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
+  it('writes eight registrations (PreToolUseResult included) with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
     const h = fakeHome();
     const r = beacon(h, ['install', 'goose']);
     assert.equal(r.status, 0, r.stderr);
@@ -41,6 +41,7 @@ describe('beacon install goose / uninstall goose', () => {
     const expected: Record<string, [string, number]> = {
       SessionStart: ['session-start', 10], UserPromptSubmit: ['prompt-submit', 30], PreToolUse: ['pre-tool', 10],
       PostToolUse: ['post-tool', 10], PostToolUseFailure: ['post-tool', 10], Stop: ['stop', 45], SessionEnd: ['session-end', 45],
+      PreToolUseResult: ['pre-tool-result', 10],
     };
     assert.deepEqual(Object.keys(doc.hooks).sort(), Object.keys(expected).sort());
     for (const [event, [sub, timeout]] of Object.entries(expected)) {
