@@ -1,21 +1,24 @@
 import { localUser, newRecord } from '../model/envelope';
-import { callEventId, freshEventId } from '../model/event-id';
-import type { ContentField, StoredEvent } from '../model/record';
+import { callEventId, freshEventId, invocationEventId } from '../model/event-id';
+import type { NormalizedEvent } from '../model/record';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { gitBranch } from './git';
 import type { GoosePayload, Subcommand } from './payload';
 
-export interface HookEvent extends StoredEvent {
-  contentField?: ContentField;
-}
-
 interface Context {
   now: bigint;
   env: NodeJS.ProcessEnv;
+  /** the hook invocation's idempotency key (see HookContext.idempotencyKey) */
+  key?: string;
+}
+
+/** An id for an event with no identity of its own: from the invocation's key when there is one. */
+function invocationId(ctx: Context, action: string): string {
+  return ctx.key ? invocationEventId(ctx.key, action) : freshEventId();
 }
 
 /** goose hook payload → the Beacon events it stands for (none for goose's internal todo tool). */
-export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): HookEvent[] {
+export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): NormalizedEvent[] {
   switch (sub) {
     case 'session-start':
       return [simple(p, ctx, 'session.started', 'session', 'Agent session started')];
@@ -26,7 +29,6 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
       // The turn's final answer: content like a prompt (redacted, limited, marked by the ingest stage).
       if (p.last_assistant_message !== undefined && p.last_assistant_message !== '') {
         ev.record.response = { text: p.last_assistant_message };
-        ev.contentField = 'response.text';
       }
       return [ev];
     }
@@ -36,7 +38,6 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
       const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
       if (p.message !== undefined && p.message !== '') {
         ev.record.prompt = { text: p.message };
-        ev.contentField = 'prompt.text';
       }
       return [ev];
     }
@@ -53,7 +54,7 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
  * `tool.invoked` observation, so a provider written against the Go Beacon's contract sees the same
  * candidate (its reference case: `curl … | sh` reaches the provider as `command.executed`).
  */
-export function policyCandidate(p: GoosePayload, ctx: Context): HookEvent | undefined {
+export function policyCandidate(p: GoosePayload, ctx: Context): NormalizedEvent | undefined {
   return toolEvent(p, ctx, 'post')[0];
 }
 
@@ -62,14 +63,14 @@ export function policyCandidate(p: GoosePayload, ctx: Context): HookEvent | unde
  * post: the classified action, with a diff for write/edit. failed: `tool.failed`, and never a diff —
  * goose reports a failed edit with the same name and arguments as one that landed.
  */
-function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'failed'): HookEvent[] {
+function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'failed'): NormalizedEvent[] {
   const name = p.tool_name ?? '';
   const cls = classifyGooseTool(name, p.tool_input, { withDiff: phase === 'post', failed: phase === 'failed' });
   if ('consumed' in cls) return [];
   const action = phase === 'pre' ? 'tool.invoked' : phase === 'failed' ? 'tool.failed' : cls.action;
   const category = phase === 'post' ? cls.category : 'tool';
   const message = phase === 'pre' ? 'Tool invocation observed' : phase === 'failed' ? 'Tool call failed' : cls.message;
-  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : freshEventId());
+  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : invocationId(ctx, action));
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
@@ -77,7 +78,6 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
-  ev.contentField = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
   return [ev];
 }
 
@@ -88,10 +88,10 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
  * the post hooks after a deny; its id is the call's, so Beacon's own provider denial of the same call
  * (recorded by the pre-tool hook) and goose's report of it are one event.
  */
-function chainDenial(p: GoosePayload, ctx: Context): HookEvent[] {
+function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
   if (p.decision !== 'deny') return [];
   const hookFailure = p.cause === 'hook_failure';
-  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : freshEventId();
+  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : invocationId(ctx, 'approval.denied');
   const by = p.blocked_by ? ` \`${p.blocked_by}\`` : '';
   const ev = base(p, ctx, 'approval.denied', 'approval', hookFailure ? `Tool call blocked: policy hook${by} could not complete` : `Tool call denied by policy hook${by}`, id);
   const r = ev.record;
@@ -106,12 +106,12 @@ function chainDenial(p: GoosePayload, ctx: Context): HookEvent[] {
   return [ev];
 }
 
-function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): HookEvent {
+function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): NormalizedEvent {
   // A prompt, a session start or a stop has no identity of its own: the same prompt twice is two events.
-  return base(p, ctx, action, category, message, freshEventId());
+  return base(p, ctx, action, category, message, invocationId(ctx, action));
 }
 
-function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): HookEvent {
+function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): NormalizedEvent {
   const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: 'goose', collection_method: 'hook' }, message });
   record.user = localUser();
   // No fallback to this process's cwd: under the desktop app it is the application bundle.

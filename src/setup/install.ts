@@ -77,6 +77,12 @@ if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && command -v cur
       fi ;;
   esac
 fi
+if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
+  # goose must never be broken by Beacon: answer a blocking hook, say why nothing was recorded.
+  echo "beacon-hooks: event not recorded: $node or $bundle is missing (run 'beacon install goose' again)" >&2
+  case $prev in pre-tool|stop) printf '{"decision":"allow"}' ;; esac
+  exit 0
+fi
 printf %s "$payload" | exec "$node" "$bundle" "$@"
 `;
 }

@@ -92,9 +92,10 @@ describe('hooks through the running collector (fast path)', () => {
     const viaFallback = { ...inst, commands: cmds };
     const r = goose(viaFallback, 'UserPromptSubmit', prompt('hello'));
     assert.equal(r.status, 0);
-    assert.match(r.stderr, /nonexistent|not found/, 'the fallback ran (and could not start the missing Node.js)');
+    assert.match(r.stderr, /event not recorded: \/nonexistent\/node .*missing/, 'the fallback ran (and found the pinned Node.js gone)');
+    assert.equal(goose(viaFallback, 'PreToolUse', pre('ls', 'toolu_x')).stdout, '{"decision":"allow"}', 'a blocking hook is still answered');
     assert.equal(events(c.log).length, 0);
-    assert.equal((await health(c)).hooks.refused.wrong_log, 1);
+    assert.equal((await health(c)).hooks.refused.wrong_log, 2);
     // with the real Node.js pinned, the fallback records it in the hook's own log
     const inst2 = install(c.port);
     const cmds2 = Object.fromEntries(Object.entries(inst2.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${other}'`)]));
