@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HOOK_TOKEN_HEADER, tokenMatches } from '../config/hook-token';
 import { handleHook, isSubcommand } from '../hooks/pipeline';
 import type { EventSink } from '../ingest/sink';
+import { EventLog } from '../store/event-log';
+import { lastWorkingDirectory } from '../store/session-directory';
 
 /** Why a hook request was refused: each is counted and shown on /health. */
 export type HookRefusal = 'token' | 'content_type' | 'origin' | 'host' | 'wrong_log';
@@ -42,6 +44,10 @@ const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/i;
 export function registerHookRoute(app: FastifyInstance, options: HookRouteOptions): void {
   const own = canonical(options.logPath);
   const { stats } = options;
+  // Read-only, opened on the first prompt that needs its session's directory, closed with the app.
+  let reader: EventLog | undefined;
+  const rememberedDir = (session: string) => lastWorkingDirectory((reader ??= EventLog.open(options.logPath, { readonly: true })), session);
+  app.addHook('onClose', async () => reader?.close());
   app.register(async (scope) => {
     // The receiver's parsers decode OTLP; a hook's payload goes to the hook pipeline as text.
     scope.removeAllContentTypeParsers();
@@ -65,6 +71,7 @@ export function registerHookRoute(app: FastifyInstance, options: HookRouteOption
         // Only what goose's environment says about Beacon reaches the pipeline: the policy provider.
         env: typeof provider === 'string' && provider !== '' ? { BEACON_POLICY_PROVIDER: provider } : {},
         ...(typeof key === 'string' && key !== '' ? { idempotencyKey: key } : {}),
+        rememberedDir,
       });
       // Not stored (the writer is down or busy): no 200, so the launcher's direct writer records it.
       if (!outcome.recorded) return reply.code(503).header('retry-after', '1').type('text/plain').send(outcome.errors.join('; '));

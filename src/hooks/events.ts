@@ -10,6 +10,8 @@ interface Context {
   env: NodeJS.ProcessEnv;
   /** the hook invocation's idempotency key (see HookContext.idempotencyKey) */
   key?: string;
+  /** the session's working directory as an earlier hook event reported it (see HookContext) */
+  rememberedDir?: (sessionId: string) => string | undefined;
 }
 
 /** An id for an event with no identity of its own: from the invocation's key when there is one. */
@@ -118,9 +120,12 @@ function base(p: GoosePayload, ctx: Context, action: string, category: string, m
   if (p.session_id !== undefined || p.working_dir !== undefined) {
     record.session = { ...(p.session_id !== undefined ? { id: p.session_id } : {}), ...(p.working_dir ? { working_directory: p.working_dir } : {}) };
   }
-  if (p.working_dir) {
-    record.repository = p.working_dir;
-    const branch = gitBranch(p.working_dir, ctx.env);
+  // goose omits working_dir on some events (a prompt and a session start in its default loop): the
+  // session's directory from an earlier event still names the repository.
+  const dir = p.working_dir || (p.session_id !== undefined ? ctx.rememberedDir?.(p.session_id) : undefined);
+  if (dir) {
+    record.repository = dir;
+    const branch = gitBranch(dir, ctx.env);
     if (branch) record.branch = branch;
   }
   return { record, timeUnixNano: ctx.now };

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { DirectLogSink } from '../ingest/direct-sink';
+import { EventLog } from '../store/event-log';
+import { lastWorkingDirectory } from '../store/session-directory';
 import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
 import { BLOCKING, SUBCOMMANDS } from './payload';
 
@@ -39,7 +41,18 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
     sink = new DirectLogSink(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS });
     // The launcher's per-invocation key: the same as on its fast-path attempt, so both land once.
     const key = io.env.BEACON_HOOK_KEY;
-    const outcome = await handleHook(sub, await io.stdin(), { sink, env: io.env, ...(key ? { idempotencyKey: key } : {}) });
+    const logPath = resolveEventLogPath(values.log, io.env);
+    const outcome = await handleHook(sub, await io.stdin(), {
+      sink, env: io.env, ...(key ? { idempotencyKey: key } : {}),
+      rememberedDir: (session) => {
+        const log = EventLog.open(logPath, { readonly: true });
+        try {
+          return lastWorkingDirectory(log, session);
+        } finally {
+          log.close();
+        }
+      },
+    });
     for (const e of outcome.errors) io.stderr(`beacon-hooks: ${e}\n`);
     if (outcome.reply !== undefined) io.stdout(outcome.reply);
   } catch (e) {

@@ -21,6 +21,8 @@ export interface HookContext {
    * store one event, while the same prompt typed twice (two invocations) is still two.
    */
   idempotencyKey?: string;
+  /** the working directory an earlier hook event of the session reported, for events goose sends without one */
+  rememberedDir?: (sessionId: string) => string | undefined;
 }
 
 export interface HookOutcome {
@@ -47,7 +49,7 @@ export async function handleHook(sub: Subcommand, payloadText: string, ctx: Hook
   let recorded = true;
   try {
     const payload = parsePayload(payloadText);
-    const eventCtx = { now: nowUnixNano(), env: ctx.env, ...(ctx.idempotencyKey ? { key: ctx.idempotencyKey } : {}) };
+    const eventCtx = { now: nowUnixNano(), env: ctx.env, key: ctx.idempotencyKey, rememberedDir: safely(ctx.rememberedDir) };
     const events = hookEvents(sub, payload, eventCtx);
 
     const provider = sub === 'pre-tool' && events.length > 0 ? policyProvider(ctx.env) : undefined;
@@ -71,6 +73,18 @@ export async function handleHook(sub: Subcommand, payloadText: string, ctx: Hook
   }
   if (!BLOCKING.has(sub)) return { errors, recorded };
   return { reply: verdict.decision === 'deny' && sub === 'pre-tool' ? JSON.stringify({ decision: 'block', reason: verdict.reason }) : ALLOW, errors, recorded };
+}
+
+/** A lookup that fails (a log not created yet, a busy disk) only means the directory stays unknown. */
+function safely(lookup: ((id: string) => string | undefined) | undefined): ((id: string) => string | undefined) | undefined {
+  if (!lookup) return undefined;
+  return (id) => {
+    try {
+      return lookup(id);
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** The reply when the pipeline could not even start (a bad command line). */

@@ -72,6 +72,10 @@ describe('hooks through the running collector (fast path)', () => {
     for (const e of evs) assert.deepEqual(e.harness, { name: 'goose', collection_method: 'hook' });
     assert.equal(statSync(join(home, 'hook-token')).mode & 0o777, 0o600, 'the token is the user\'s alone');
     assert.equal((await health(c)).hooks.received, 2);
+    // the prompt came without working_dir; a later one of the same session gets the directory the tool call reported
+    goose(fast, 'UserPromptSubmit', prompt('and again'));
+    const again = events(log).find((e) => e.prompt?.text === 'and again');
+    assert.equal(again.repository, '/home/alice/proj');
   });
 
   it('falls back to the direct writer when the collector is down, and records once', async () => {

@@ -169,6 +169,25 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     assert.equal(e.content.redacted, true);
   });
 
+  it("a prompt goose sends without working_dir gets the session's repository and branch from an earlier event, never the hook's cwd", () => {
+    const log = fresh();
+    const repo = tempDir('repo-');
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const first = { event: 'UserPromptSubmit', session_id: SESSION, matcher_context: 'first', message: 'first' };
+    runHookSync(log, 'prompt-submit', first);
+    runHookSync(log, 'pre-tool', { ...tool('PreToolUse', 'shell', { command: 'ls' }), working_dir: repo });
+    runHookSync(log, 'prompt-submit', { ...first, message: 'second' });
+    runHookSync(log, 'session-end', { event: 'SessionEnd', session_id: SESSION, matcher_context: null });
+    const evs = events(log);
+    const [p1, , p2, end] = evs;
+    assert.equal(p1.repository, undefined, 'nothing known yet: no guess');
+    assert.deepEqual([p2.repository, p2.branch], [repo, 'main']);
+    assert.deepEqual([end.repository, end.branch], [repo, 'main']);
+    runHookSync(log, 'prompt-submit', { ...first, session_id: 'other_1' });
+    assert.equal(events(log, 'other_1')[0].repository, undefined, 'another session does not inherit it');
+  });
+
   it('reads the branch of the working directory from .git/HEAD', () => {
     const log = fresh();
     const repo = tempDir('repo-');
