@@ -146,6 +146,46 @@ describe('hooks through the running collector (fast path)', () => {
   });
 });
 
+describe('both paths record the same events and give the same replies', () => {
+  it('a goose turn through the collector and through the direct writer: identical records, identical stdout', async (t) => {
+    const home = tempDir('fast-log-');
+    const fastLog = join(home, 'events.db');
+    const c = await collectorFor(() => fastLog);
+    t.after(() => c.stop());
+    const fastInst = install(c.port, '/nonexistent/node');
+    const fast = { ...fastInst, commands: Object.fromEntries(Object.entries(fastInst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${fastLog}'`)])) };
+    const direct = install(1); // no collector there: every hook takes the fallback
+    const edit = { event: 'PostToolUse', session_id: SESSION, matcher_context: 'edit', tool_call_id: 'toolu_e', tool_name: 'edit', tool_input: { path: 'src/lib.rs', before: 'fn old()', after: 'fn new()' }, working_dir: '/home/alice/proj' };
+    const turn: [string, unknown][] = [
+      ['SessionStart', { event: 'SessionStart', session_id: SESSION, matcher_context: null }],
+      ['UserPromptSubmit', prompt('rename old to new; token=abc123secret')],
+      ['PreToolUse', pre('cargo test', 'toolu_s')],
+      ['PostToolUseFailure', { ...pre('cargo test', 'toolu_s'), event: 'PostToolUseFailure' }],
+      ['PreToolUse', { ...edit, event: 'PreToolUse' }],
+      ['PostToolUse', edit],
+      ['PostToolUse', { ...pre('x', 'toolu_t'), tool_name: 'todo__todo_write', tool_input: {} }],
+      ['PreToolUseResult', { ...pre('rm -rf /', 'toolu_d'), event: 'PreToolUseResult', decision: 'deny', blocked_by: 'guard', reason: 'no' }],
+      ['Stop', { event: 'Stop', session_id: SESSION, matcher_context: null, last_assistant_message: 'Renamed it.', working_dir: '/home/alice/proj' }],
+      ['SessionEnd', { event: 'SessionEnd', session_id: SESSION, matcher_context: null }],
+    ];
+    for (const [event, payload] of turn) {
+      const a = goose(fast, event, payload);
+      const b = goose(direct, event, payload);
+      assert.deepEqual([a.status, a.stdout], [b.status, b.stdout], event);
+      assert.equal(a.stderr, '', `${event} on the fast path: ${a.stderr}`);
+    }
+    // Ids of identity-less events come from each invocation's key, and times differ: compare the rest.
+    const comparable = (log: string) => events(log).map((e) => {
+      const { timestamp, event: { id, ...ev }, ...rest } = e; // eslint-disable-line @typescript-eslint/no-unused-vars
+      delete rest.sequence;
+      return { ...rest, event: ev };
+    });
+    assert.deepEqual(comparable(fastLog), comparable(direct.log));
+    assert.equal(comparable(fastLog).length, 9, 'todo is consumed on both paths');
+    assert.equal((await health(c)).hooks.received, turn.length);
+  });
+});
+
 describe('nobody else can write hook events', () => {
   it('refuses a missing or wrong token, another content type, a browser Origin and a foreign Host, and counts them', async (t) => {
     const home = tempDir('fast-log-');
