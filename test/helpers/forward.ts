@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EventLog } from '../../src/store/event-log';
 import type { RunningCollector } from './daemon';
 
 /** Polls `probe` until `ok` holds (or fails the test with the last value). */
@@ -18,3 +19,20 @@ export const health = async (c: RunningCollector) => (await (await fetch(`${c.ur
 
 /** A destination whose worker reported and which has acknowledged every committed event. */
 export const caughtUp = (f: { state: string; lagRecords: number }) => f.state !== 'starting' && f.state !== 'restarting' && f.lagRecords === 0;
+
+/**
+ * Waits until every destination acknowledged the log's newest commit. (`lagRecords` alone is a
+ * snapshot the worker refreshes every second: it can predate the last commit.)
+ */
+export async function waitCaughtUp(c: RunningCollector, logPath: string, what: string, ms = 40_000): Promise<{ forward: any[] }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const newest = () => {
+    const log = EventLog.open(logPath, { readonly: true });
+    try {
+      return Number(log.maxSeq());
+    } finally {
+      log.close();
+    }
+  };
+  const r = await waitFor(async () => ({ h: await health(c), max: newest() }), ({ h, max }) => h.forward.every((f: { state: string; lagRecords: number; cursor: string }) => caughtUp(f) && Number(f.cursor) >= max), what, ms);
+  return r.h;
+}

@@ -10,7 +10,7 @@ import { runBeacon, startCollector, type RunningCollector } from '../helpers/dae
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
 import { startFaultProxy, startMockReceiver, type Fault, type MockReceiver } from '../helpers/otlp-receiver';
-import { caughtUp, health, waitFor } from '../helpers/forward';
+import { health, waitCaughtUp, waitFor } from '../helpers/forward';
 import { tempDir } from '../helpers/paths';
 
 
@@ -69,7 +69,8 @@ describe('forwarding OTLP/HTTP logs to an independent receiver (@elastic/mockotl
 
     const expected = storedIds(log);
     assert.ok(expected.length > 400);
-    const h = await waitFor(() => health(c), (b) => caughtUp(b.forward[0]) && script.length === 0, 'caught up after every fault', 60_000);
+    await waitFor(() => script.length, (n) => n === 0, 'every fault injected', 60_000);
+    const h = await waitCaughtUp(c, log, 'caught up after every fault');
     assert.equal(await c.stop(), 0);
     await proxy.close();
 
@@ -161,12 +162,12 @@ describe('forwarding OTLP/HTTP logs to an independent receiver (@elastic/mockotl
     const start = mock.received.length;
     const direct = configFile(dir, { endpoint: mock.url, compression: 'none' });
     c = await startCollector({ log, args: ['--config', direct] });
-    await waitFor(() => health(c), (b) => caughtUp(b.forward[0]), 'sent after the restart');
+    await waitCaughtUp(c, log, 'sent after the restart');
     c.proc.kill('SIGKILL');
     await c.stop();
     append(log, 70, 'after-kill');
     c = await startCollector({ log, args: ['--config', direct] });
-    await waitFor(() => health(c), (b) => caughtUp(b.forward[0]), 'sent after kill -9');
+    await waitCaughtUp(c, log, 'sent after kill -9');
     assert.equal(await c.stop(), 0);
     const ids = mock.received.slice(start).map((r) => String(r.attributes['log.record.uid']));
     assert.equal(ids.length, 120);
@@ -181,8 +182,28 @@ describe('forwarding OTLP/HTTP logs to an independent receiver (@elastic/mockotl
     const c = await startCollector({ log, args: ['--config', configFile(dir, { endpoint: mock.url, from: 'end', compression: 'none' })] });
     await waitFor(() => health(c), (b) => b.forward[0].state !== 'starting', 'started');
     append(log, 5, 'new');
-    await waitFor(() => health(c), (b) => caughtUp(b.forward[0]) && b.forward[0].forwarded === 5, 'new events sent');
+    await waitFor(() => health(c), (b) => b.forward[0].forwarded === 5, 'new events sent');
     assert.equal(await c.stop(), 0);
     assert.deepEqual(mock.received.slice(start).map((r) => String(r.attributes['log.record.uid'])).sort(), ['new-0', 'new-1', 'new-2', 'new-3', 'new-4']);
+  });
+
+  it('never behind retention without saying so: at-risk in /health, then what the size limit took is counted and logged', async () => {
+    const dir = tempDir('fwd-otlp-ret-');
+    const log = join(dir, 'events.db');
+    const dead = await startFaultProxy(mock.url, []);
+    const url = dead.url;
+    await dead.close(); // nothing listens there now: the destination stays behind
+    append(log, 2000, 'ret');
+    const file = join(dir, 'retention.json');
+    writeFileSync(file, JSON.stringify({ collector: { retentionMaxBytes: 256 * 1024, retentionIntervalMs: 1500, forward: [{ name: 'gateway', type: 'otlp', endpoint: url, from: 'start', timeoutMs: 500 }] } }));
+    const c = await startCollector({ log, args: ['--config', file] });
+    const h = await waitFor(() => health(c), (b) => b.forward[0].lostToRetention > 0 && b.forward[0].lostToRetention + b.forward[0].lagRecords === 2000, 'size retention took unsent events');
+    assert.equal(await c.stop(), 0);
+    const f = h.forward[0];
+    assert.equal(f.state, 'retrying');
+    assert.ok(f.lagRecords < 2000 && f.lagRecords > 0, 'every event is either still waiting or counted as lost');
+    const lines = c.lines.map((l) => JSON.parse(l));
+    assert.ok(lines.some((l) => /retention may prune events it has not received/.test(l.msg) && l.destination === 'gateway'), 'warned before');
+    assert.ok(lines.some((l) => /retention pruned events this forward destination had not received/.test(l.msg) && l.events === f.lostToRetention), 'logged after, with the count');
   });
 });

@@ -6,7 +6,11 @@ import { EventLog } from '../../src/store/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
 import { makeCerts, type TestCerts } from '../helpers/certs';
 import { startCollector, type RunningCollector } from '../helpers/daemon';
-import { caughtUp, health, waitFor } from '../helpers/forward';
+import { health, waitCaughtUp, waitFor } from '../helpers/forward';
+import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
+import { runHookAsync } from '../helpers/hooks';
+import { traceRequest } from '../helpers/otlp-json';
+import { startMockReceiver } from '../helpers/otlp-receiver';
 import { tempDir } from '../helpers/paths';
 import { startRsyslog, type RunningRsyslog } from '../helpers/rsyslog';
 
@@ -54,7 +58,7 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
 
     let c = await startCollector({ log, args: ['--config', cfg] });
     await waitFor(() => receivedIds(rs).length, (n) => n >= 300, 'backlog received');
-    let h = await waitFor(() => forwardHealth(c), (f) => caughtUp(f) && f.lastSuccessAt !== null, 'caught up');
+    let h = (await waitCaughtUp(c, log, 'caught up')).forward[0];
     assert.equal(h.type, 'syslog');
     assert.equal(h.name, 'siem');
 
@@ -70,13 +74,13 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
     expected.push(...append(log, 100, 'c'));
 
     c = await startCollector({ log, args: ['--config', cfg] });
-    await waitFor(() => forwardHealth(c), (f) => caughtUp(f) && f.lastSuccessAt !== null, 'caught up after the restarts');
+    await waitCaughtUp(c, log, 'caught up after the restarts');
     // Live traffic after the restarts, then a receiver restart while caught up.
     expected.push(...append(log, 150, 'd'));
-    await waitFor(() => forwardHealth(c), (f) => caughtUp(f), 'live events forwarded');
+    await waitCaughtUp(c, log, 'live events forwarded');
     await rs.restart();
     expected.push(...append(log, 50, 'e'));
-    await waitFor(() => forwardHealth(c), (f) => caughtUp(f), 'forwarded after the receiver restart');
+    await waitCaughtUp(c, log, 'forwarded after the receiver restart');
     await waitFor(() => receivedIds(rs).length, (n) => n >= expected.length, 'all written by rsyslog');
     assert.equal(await c.stop(), 0);
 
@@ -111,5 +115,42 @@ describe('forwarding to a real rsyslog over RFC 5425 TLS with a client certifica
     assert.match(h.lastError.message, /closed the session right after the TLS handshake|ECONNRESET/);
     assert.equal(await c.stop(), 0);
     assert.equal(rs.lines().length, before, 'rsyslog wrote nothing from a refused client');
+  });
+
+  it('a goose session (OTLP spans and hook events) reaches both receivers, syslog and OTLP', async () => {
+    const mock = await startMockReceiver();
+    try {
+      const log = join(dir, 'both.db');
+      const file = join(dir, 'both.json');
+      writeFileSync(file, JSON.stringify({ collector: { forward: [
+        { name: 'siem', type: 'syslog', address: `127.0.0.1:${rs.port}`, tls: { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey }, batchDelayMs: 100 },
+        { name: 'gateway', type: 'otlp', endpoint: mock.url, compression: 'none', batchDelayMs: 100 },
+      ] } }));
+      const c = await startCollector({ log, args: ['--config', file] });
+      await waitFor(() => health(c), (b) => b.forward.every((f: { state: string }) => f.state !== 'starting'), 'started');
+      const turn = gooseDefaultLoopTurn({ sessionId: 'goose-both' });
+      assert.equal((await fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(turn.spans)), headers: { 'content-type': 'application/json' } })).status, 200);
+      await runHookAsync(log, 'prompt-submit', { event: 'UserPromptSubmit', session_id: 'goose-both', message: 'hello' });
+      const stored = (() => {
+        const l = EventLog.open(log, { readonly: true });
+        try {
+          return l.list({ order: 'seq' }).map((r) => JSON.parse(r.record).event.id as string);
+        } finally {
+          l.close();
+        }
+      })();
+      assert.ok(stored.length >= 3);
+      await waitCaughtUp(c, log, 'both caught up');
+      assert.equal(await c.stop(), 0);
+      // Acknowledged is not yet written: rsyslog's queue writes the file a moment later.
+      await waitFor(() => stored.filter((id) => !receivedIds(rs).includes(id)), (missing) => missing.length === 0, 'rsyslog wrote them', 10_000);
+      const syslogIds = new Set(receivedIds(rs));
+      const otlpIds = new Set(mock.received.map((r) => String(r.attributes['log.record.uid'])));
+      assert.deepEqual(stored.filter((id) => !syslogIds.has(id)), [], 'all in rsyslog');
+      assert.deepEqual(stored.filter((id) => !otlpIds.has(id)), [], 'all at the OTLP receiver');
+      assert.ok(mock.received.some((r) => r.attributes['harness.collection_method'] === 'hook') && mock.received.some((r) => r.attributes['harness.collection_method'] === 'otlp'));
+    } finally {
+      await mock.close();
+    }
   });
 });
