@@ -89,10 +89,10 @@ describe('beacon install goose / uninstall goose', () => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: '/opt/other/notify.sh' }] }] } }));
     const r = beacon(h, ['install', 'goose']);
-    assert.equal(r.status, 2);
+    assert.equal(r.status, 1, 'a refusal is a failure, not a command-line mistake');
     assert.match(r.stderr, /refusing to overwrite .*hooks\.json.*\n.*\/opt\/other\/notify\.sh/);
     const u = beacon(h, ['uninstall', 'goose']);
-    assert.equal(u.status, 2);
+    assert.equal(u.status, 1);
     assert.match(u.stderr, /refusing to remove/);
     assert.ok(existsSync(file));
     writeFileSync(file, 'not json {');
@@ -165,7 +165,7 @@ describe('beacon doctor', () => {
     const r = beacon(h, ['doctor', '--json']);
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
   });
 
   it('names each trap with a fix, and exits non-zero', async (t) => {
