@@ -107,7 +107,7 @@ async function follow(path: string, filter: ListFilter, opts: { json: boolean; u
   try {
     // The cursor is taken first: anything committed while the backlog prints comes after it.
     let cursor = log.maxSeq();
-    if (!opts.json) await writeLine(formatRow(TABLE_HEADER, widths));
+    if (!opts.json) await writeLine(formatRow(TABLE_HEADER, widths, opts.width));
     if (filter.sinceNs !== undefined) {
       for (const r of log.list(filter)) if (r.seq <= cursor) await print(r.seq, r.tsNs, r.record);
     }
@@ -125,6 +125,6 @@ async function follow(path: string, filter: ListFilter, opts: { json: boolean; u
   return 0;
 
   async function print(seq: bigint, tsNs: bigint, record: string) {
-    await writeLine(opts.json ? exportLine(seq, record) : formatRow(summaryRow(JSON.parse(record), tsNs, opts.utc), widths));
+    await writeLine(opts.json ? exportLine(seq, record) : formatRow(summaryRow(JSON.parse(record), tsNs, opts.utc), widths, opts.width));
   }
 }

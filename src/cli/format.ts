@@ -65,9 +65,12 @@ export function fitWidths(rows: string[][], maxWidth?: number, shrinkable = SHRI
   return widths;
 }
 
-/** One row in the given widths (the last column unpadded); cells wider than their column are cut with …. */
-export function formatRow(r: string[], widths: number[]): string {
-  return r
+/**
+ * One row in the given widths (the last column unpadded); cells wider than their column are cut
+ * with …, and so is a line still wider than `maxWidth` once every shrinkable column gave way.
+ */
+export function formatRow(r: string[], widths: number[], maxWidth?: number): string {
+  const line = r
     .map((c, i) => {
       const w = widths[i]!;
       if (i === r.length - 1) return w > 0 ? cut(c, w) : c;
@@ -75,9 +78,10 @@ export function formatRow(r: string[], widths: number[]): string {
     })
     .join('  ')
     .trimEnd();
+  return maxWidth !== undefined ? cut(line, maxWidth) : line;
 }
 
 export function formatTable(rows: string[][], maxWidth?: number): string {
   const widths = fitWidths(rows, maxWidth);
-  return rows.map((r) => formatRow(r, widths)).join('\n');
+  return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
 }

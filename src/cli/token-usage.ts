@@ -198,6 +198,7 @@ function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping
   // numbers right-aligned; the group names give way when the terminal is narrow
   const widths = fitWidths(rows, maxWidth, [0]);
   const cell = (c: string, w: number) => (c.length > w ? `${c.slice(0, Math.max(0, w - 1))}…` : c);
-  return rows.map((r) => r.map((c, i) => (i === 0 ? cell(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n') + (totals.unpriced_model_calls > 0 ? '\n* some calls unpriced: see below' : '');
+  const line = (r: string[]) => cell(r.map((c, i) => (i === 0 ? cell(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
+  return rows.map(line).join('\n') + (totals.unpriced_model_calls > 0 ? '\n* some calls unpriced: see below' : '');
 }
 
