@@ -54,6 +54,8 @@ function writeLauncher(path: string, content: string): boolean {
  */
 interface InstallState {
   hooksFiles: string[];
+  /** directories above the plugin that install created (`.agents`, `.agents/plugins`): uninstall removes them when empty */
+  createdDirs?: string[];
   otlp?: { path: string; edit: OtlpEdit };
 }
 
@@ -62,7 +64,8 @@ const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-
 function readState(env: NodeJS.ProcessEnv): InstallState {
   try {
     const s = JSON.parse(readFileSync(statePath(env), 'utf8')) as InstallState;
-    return { hooksFiles: Array.isArray(s.hooksFiles) ? s.hooksFiles.filter((f) => typeof f === 'string') : [], otlp: s.otlp };
+    const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
+    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp };
   } catch {
     return { hooksFiles: [] };
   }
@@ -70,7 +73,7 @@ function readState(env: NodeJS.ProcessEnv): InstallState {
 
 function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
   const file = statePath(env);
-  if (state.hooksFiles.length === 0 && !state.otlp) {
+  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length) {
     if (existsSync(file)) unlinkSync(file);
     return;
   }
@@ -91,6 +94,8 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   const state = readState(ctx.env);
   const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
+  const created = [agents, join(agents, 'plugins')].filter((d) => !existsSync(d));
+  state.createdDirs = [...new Set([...(state.createdDirs ?? []), ...created])];
   const r = installHooksFile(file, hooks);
   if (!state.hooksFiles.includes(file)) state.hooksFiles.push(file);
   report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (7 hook registrations, ${ctx.scope} scope)`);
@@ -122,6 +127,14 @@ export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'
   const file = hooksFile(agents);
   const r = uninstallHooksFile(file, agents);
   const report = [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`];
+  const state0 = readState(ctx.env);
+  // deepest first: .agents/plugins before .agents
+  for (const dir of [join(agents, 'plugins'), agents]) {
+    if (!state0.createdDirs?.includes(dir)) continue;
+    if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+    if (!existsSync(dir)) state0.createdDirs = state0.createdDirs.filter((d) => d !== dir);
+  }
+  writeState(ctx.env, state0);
   const state = readState(ctx.env);
   state.hooksFiles = state.hooksFiles.filter((f) => f !== file && existsSync(f));
   if (state.hooksFiles.length === 0) {
