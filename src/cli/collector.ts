@@ -6,6 +6,7 @@ import { EventLogWriter } from '../store/event-log-writer';
 import { JsonlExporter } from '../store/jsonl-export';
 import { pruneInWorker } from '../store/retention-runner';
 import { parseCommand, type CommandSpec } from './args';
+import { explainListenError, portWarning } from './listen-hints';
 
 export const COLLECTOR_COMMAND = {
   name: 'beacon collector',
@@ -44,6 +45,8 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
   );
   // Operational logs only: counts, sizes, durations, errors. Never span content.
   const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' } });
+  const portHint = portWarning(config.port);
+  if (portHint) logger.warn({ port: config.port }, portHint);
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
@@ -52,7 +55,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
     await receiver.app.listen({ host: config.host, port: config.port });
   } catch (e) {
     await writer.close();
-    throw e;
+    throw explainListenError(e, config.host, config.port);
   }
   const exporter = config.exportPath ? startExport(config.log, config.exportPath, config.exportRotateBytes, config.exportArchives, logger) : undefined;
   const retention = startRetention(config, logger);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { portWarning } from '../../src/cli/listen-hints';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
@@ -102,6 +104,28 @@ describe('beacon --help, --version, mistakes', () => {
     assert.doesNotMatch(help.stdout, /^\{"decision"/m, "no verdict line");
     const version = spawnSync(process.execPath, [HOOKS_BIN, '--version'], { encoding: 'utf8' });
     assert.deepEqual([version.status, version.stdout], [0, `beacon-hooks ${VERSION}\n`]);
+  });
+});
+
+describe('the collector explains its port', () => {
+  it('EADDRINUSE names the likely holders and the way out, exit 1', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const r = runBeacon(['collector', '--port', String(port), '--log', join(tempDir(), 'e.db')]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+      assert.match(r.stderr, /another OpenTelemetry collector/);
+      assert.match(r.stderr, /--port N/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('port 4317 (OTLP/gRPC) gets a warning', () => {
+    assert.match(portWarning(4317)!, /gRPC/);
+    assert.equal(portWarning(4318), undefined);
   });
 });
 
