@@ -37,17 +37,20 @@ while they still hold the values it wrote (a value you changed since is left, an
 
 export const DOCTOR_COMMAND = {
   name: 'beacon doctor',
-  usage: '[--json] [--log PATH] [--config FILE] [--port N]',
+  usage: '[--json] [--send-test] [--log PATH] [--config FILE] [--port N]',
   description: `Checks, one by one, that goose telemetry will arrive: the collector (and that it writes the log you
 read), the service, goose's config.yaml and environment, the hooks plugin (by running its launcher),
-and the event log. Exit 0 when nothing failed, 1 otherwise. It writes nothing.`,
+and the event log. Exit 0 when nothing failed, 1 otherwise. It writes nothing — unless --send-test:
+then it posts a test span to the collector and runs the installed pre-tool hook with a test
+payload, and finds both in the log (they stay there, under a beacon-doctor-test-… session).`,
   options: {
     json: { type: 'boolean', help: 'the checks as one JSON document' },
+    'send-test': { type: 'boolean', help: 'send a test span and a test hook event, and confirm both landed in the log' },
     log: LOG_OPTION,
     config: CONFIG_OPTION,
     port: { type: 'string', arg: 'N', help: "the collector's port (default: the installed service's, else the config's)" },
   },
-  examples: ['beacon doctor', 'beacon doctor --json'],
+  examples: ['beacon doctor', 'beacon doctor --send-test', 'beacon doctor --json'],
 } as const satisfies CommandSpec;
 
 export const SERVICE_COMMAND = {
@@ -131,6 +134,7 @@ export async function runDoctorCommand(argv: string[], env: NodeJS.ProcessEnv, o
     port, portSource: source,
     log: cfg.log,
     service: serviceState(defaultServiceKind(), env),
+    sendTest: values['send-test'] === true,
   });
   const ok = checks.every((c) => c.status !== 'fail');
   if (values.json) out(JSON.stringify({ ok, checks }));

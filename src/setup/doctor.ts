@@ -27,6 +27,8 @@ export interface DoctorContext {
   portSource?: string;
   log: string;
   service?: ServiceState;
+  /** also send a test span and a test hook event, and find both in the log */
+  sendTest?: boolean;
   fetchTimeoutMs?: number;
 }
 
@@ -41,6 +43,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...pluginChecks(ctx));
   checks.push(...logChecks(ctx.log));
+  if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
 }
 

@@ -126,6 +126,29 @@ describe('beacon doctor tells the truth', () => {
   });
 });
 
+describe('beacon doctor --send-test', () => {
+  it('sends a span through the collector and a payload through the installed hook, and finds both in the log', async (t) => {
+    const h = fakeHome();
+    const log = join(h.home, '.beacon', 'endpoint', 'events.db');
+    const c = await startCollector({ log, env: { HOME: h.home } });
+    t.after(() => c.stop());
+    assert.equal(beacon(h, ['install', 'goose']).status, 0);
+    const r = beacon(h, ['doctor', '--send-test', '--json', '--port', String(c.port)]);
+    const byId = (id: string) => checks(r.stdout).filter((x) => x.id === id).map((x) => x.status);
+    assert.deepEqual([byId('send-test-otlp'), byId('send-test-hook')], [['ok'], ['ok']], r.stdout);
+    const session = /--session (beacon-doctor-test-\S+)/.exec(check(r.stdout, 'send-test').message)![1]!;
+    const events = beacon(h, ['events', '--session', session, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'otlp']);
+
+    // a collector writing another log: the span is accepted, and doctor says it did not land here
+    const other = await startCollector({ env: { HOME: h.home } });
+    t.after(() => other.stop());
+    const split = beacon(h, ['doctor', '--send-test', '--json', '--port', String(other.port)]);
+    assert.equal(split.status, 1);
+    assert.ok(checks(split.stdout).some((x) => x.id === 'send-test-otlp' && x.status === 'fail' && /not in .*events\.db/.test(x.message)), split.stdout);
+  });
+});
+
 describe('beacon uninstall goose undoes beacon install goose', () => {
   it('removes the hooks, the launcher, the directories it made, and the OTLP keys it set: the home is as before', () => {
     const h = fakeHome();
