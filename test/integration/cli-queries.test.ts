@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { sanitizeRecord } from '../../src/redact/sanitize';
 import { EventLog } from '../../src/store/event-log';
-import { toRow } from '../../src/store/row';
+import { toRows } from '../../src/ingest/rows';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';
 import { runHookSync } from '../helpers/hooks';
@@ -19,7 +18,7 @@ const DAY = 1440n * MIN;
 
 function store(log: EventLog, spans: object): void {
   const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(spans as never)))));
-  log.append(ex.events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json)));
+  log.append(toRows(ex.events).rows);
 }
 
 /** One goose turn on each of the given day offsets from T0, plus one hook event. */

@@ -7,9 +7,8 @@ import { portWarning } from '../../src/cli/listen-hints';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { sanitizeRecord } from '../../src/redact/sanitize';
 import { EventLog } from '../../src/store/event-log';
-import { toRow } from '../../src/store/row';
+import { toRows } from '../../src/ingest/rows';
 import { runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
@@ -24,7 +23,7 @@ function seededLog(turns: number, start = 1787301000000000000n): string {
   const log = EventLog.open(path);
   for (let i = 0; i < turns; i++) {
     const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: `s${i % 3}`, start: start + BigInt(i) * 60_000_000_000n }).spans)))));
-    log.append(ex.events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json)));
+    log.append(toRows(ex.events).rows);
   }
   log.close();
   return path;

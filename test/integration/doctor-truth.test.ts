@@ -69,7 +69,7 @@ describe('beacon doctor tells the truth', () => {
     assert.equal(broken.status, 1);
     const c = check(broken.stdout, 'plugin-command');
     assert.equal(c.status, 'fail');
-    assert.match(c.message, /does not run/);
+    assert.match(c.message, /cannot start its hook adapter/);
     assert.match(c.fix!, /beacon install goose/);
   });
 
