@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,7 +11,7 @@ import { jsonl, runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';
 import { runHookSync } from '../helpers/hooks';
 import { traceRequest } from '../helpers/otlp-json';
-import { tempDir } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 const T0 = 1787301000000000000n; // 2026-08-21 08:30:00 UTC (Friday); 14:00 in Asia/Kolkata (+05:30)
 const MIN = 60_000_000_000n;
@@ -152,6 +153,20 @@ describe('queries users expect', () => {
     }
     const wide = runBeacon(['events', '--log', path], { COLUMNS: '' }).stdout.split('\n');
     assert.ok(wide.some((l) => l.length > 100), 'without a width nothing is cut');
+  });
+
+  it('--follow prints its table in fixed columns: every ACTION starts under the header', async () => {
+    const path = fixture();
+    const child = spawn(process.execPath, [BEACON_BIN, 'events', '--follow', '--since', '2026-08-01', '--log', path], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...KOLKATA } });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    for (let i = 0; i < 200 && out.split('\n').length < 6; i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    await new Promise((r) => child.on('close', r));
+    const lines = out.split('\n').filter(Boolean);
+    assert.ok(lines.length >= 5, out);
+    const at = lines[0]!.indexOf('ACTION');
+    for (const l of lines.slice(1)) assert.match(l.slice(at), /^(model|tool|command|file|prompt)\.\w+ /, `aligned: ${l}`);
   });
 
   it('prune counts in words that agree with the number', () => {
