@@ -4,26 +4,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
+import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
-interface Home {
-  home: string;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-function fakeHome(extra: NodeJS.ProcessEnv = {}): Home {
-  const home = tempDir('fake-home-');
-  const cwd = join(home, 'project');
-  mkdirSync(cwd);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GOOSE_PATH_ROOT: '', OTEL_SDK_DISABLED: '', OTEL_TRACES_EXPORTER: '', OTEL_EXPORTER_OTLP_PROTOCOL: '', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', BEACON_ENDPOINT_LOG: '', BEACON_SERVICE_NO_ACTIVATE: '1', ...extra };
-  return { home, env, cwd };
-}
-
-function beacon(h: Home, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [BEACON_BIN, ...args], { env: { ...h.env, ...env }, cwd: h.cwd, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const beacon = beaconIn;
 
 const userHooks = (h: Home, root = h.home) => join(root, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json');
 
