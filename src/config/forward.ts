@@ -159,7 +159,8 @@ function count(v: unknown, dflt: number, min: number, max: number, what: string)
   return v;
 }
 
-const usage = (m: string) => new BeaconError('usage', m);
+// A config file's mistake, like the rest of the file's (exit 1).
+const usage = (m: string) => new BeaconError('bad_data', m);
 function fail(m: string): never {
   throw usage(m);
 }
