@@ -13,6 +13,8 @@ import { tempDir } from '../helpers/paths';
 /** The collector as a service, started and stopped in this process: no spawn, a real socket and a real log. */
 const quiet = pino({ level: 'silent' });
 const json = { 'content-type': 'application/json' };
+/** Spans stamped now: retention (a pass every second here) must have nothing to prune. */
+const now = () => BigInt(Date.now()) * 1_000_000n;
 
 function config(overrides: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {
   const dir = tempDir('collector-service-');
@@ -35,13 +37,13 @@ describe('collector service (in-process)', () => {
     assert.match(service.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.notEqual(service.port, 0);
 
-    const turn = gooseDefaultLoopTurn({ sessionId: 'svc-1' });
+    const turn = gooseDefaultLoopTurn({ sessionId: 'svc-1', start: now() });
     const r = await fetch(`${service.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(turn.spans)), headers: json });
     assert.equal(r.status, 200);
     assert.equal(service.writer.running, true);
 
     // An export on its way when the stop begins is answered (committed), never reset.
-    const late = fetch(`${service.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: 'svc-2' }).spans)), headers: json });
+    const late = fetch(`${service.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: 'svc-2', start: now() }).spans)), headers: json });
     await new Promise((res) => setTimeout(res, 20));
     const stopping = service.stop();
     assert.equal(service.stop(), stopping, 'a second stop waits for the first');
