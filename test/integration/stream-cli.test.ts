@@ -64,6 +64,7 @@ describe('beacon stream goose', () => {
       JSON.stringify({ type: 'message', message: { id: 'm1', role: 'assistant', created: 1e17, content: [{ type: 'text', text: 'from the far future' }], metadata: {} } }),
       JSON.stringify({ type: 'message', message: { id: 'm2', role: 'assistant', created: -1e300, content: [{ type: 'toolRequest', id: 'c1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 'make' } } } }], metadata: {} } }),
       JSON.stringify({ type: 'message', message: { id: 'm3', role: 'user', created: Number.MAX_VALUE, content: [{ type: 'toolResponse', id: 'c1', toolResult: { status: 'success', value: { content: [], isError: false } } }], metadata: {} } }),
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`, // deeper than any recursive walk
       JSON.stringify({ type: 'message', message: { id: 'm4', role: 'assistant', created: 1787301004, content: [{ type: 'text', text: 'after' }], metadata: {} } }),
     ];
     const input = Buffer.from(lines.join('\n') + '\n');
@@ -74,6 +75,7 @@ describe('beacon stream goose', () => {
     assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'command.executed']);
     const printed = pipe(['--no-log'], input);
     assert.equal(printed.status, 0, printed.stderr);
+    assert.match(printed.stderr, /^beacon stream: input line 4 skipped: /m);
     assert.deepEqual(jsonl(printed.stdout).map((e) => e.type), ['agent', 'command', 'agent']);
   });
 
