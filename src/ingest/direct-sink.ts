@@ -65,7 +65,11 @@ export class DirectLogSink implements EventSink {
     return { ...result, spooled: 0, drained: this.drain() };
   }
 
-  /** Commits up to `drainSegments` spool segments; stops at the first that cannot get the lock (it stays for later). */
+  /**
+   * Commits up to `drainSegments` spool segments. Best effort: it never fails the append that
+   * triggered it (those rows are committed already); a segment it cannot commit stays for the
+   * next writer or the collector, and the first failure ends the pass.
+   */
   drain(max = this.drainSegments): number {
     let drained = 0;
     for (const segment of spoolSegments(this.path).slice(0, max)) {
@@ -78,11 +82,10 @@ export class DirectLogSink implements EventSink {
       }
       try {
         this.open().log!.append(rows);
-      } catch (e) {
-        if (isLockTrouble(e)) break;
-        throw e;
+        removeSegment(segment);
+      } catch {
+        break;
       }
-      removeSegment(segment);
       drained += rows.length;
     }
     return drained;

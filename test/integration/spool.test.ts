@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -56,6 +56,19 @@ describe('writers outside the daemon never drop silently: the spool', () => {
     assert.equal(next.stderr, '');
     assert.deepEqual(callIds(log), [{ id: 'free_3', n: 1 }, { id: 'locked_1', n: 1 }, { id: 'locked_2', n: 1 }]);
     assert.deepEqual(segments(log), [], 'committed segments are removed');
+  });
+
+  it('a spool file that is not ours is set aside (.bad), never retried, and costs the good segments nothing', async () => {
+    const { log, release } = lockedLog();
+    await runHookAsync(log, 'pre-tool', pre('good_1'));
+    release();
+    mkdirSync(spoolDir(log), { recursive: true });
+    writeFileSync(join(spoolDir(log), '1-1-abc.rows'), '{"id": 1}\nnot json\n'); // sorts first
+    writeFileSync(join(spoolDir(log), '2-1-abd.rows'), `${JSON.stringify({ id: 'x', tsNs: '99999999999999999999999' })}\n`);
+    const r = runHookSync(log, 'pre-tool', pre('good_2'));
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    assert.deepEqual(callIds(log), [{ id: 'good_1', n: 1 }, { id: 'good_2', n: 1 }]);
+    assert.deepEqual(readdirSync(spoolDir(log)).sort(), ['1-1-abc.rows.bad', '2-1-abd.rows.bad']);
   });
 
   it('the collector ingests the spool through its writer; a segment replayed after its commit adds nothing', async () => {
