@@ -22,9 +22,9 @@ export interface ToolName {
 
 /**
  * `shell`, `developer__shell`, `developer.shell` and `Developer__Shell` are one tool: goose's resolver
- * recovers all of them. `__` splits at its first occurrence, as goose's extension manager does (an
- * MCP tool's own name may contain `__`); `.` only when the prefix is built in (a dotted MCP tool
- * name stays whole).
+ * recovers all of them. `__` splits at its first occurrence, as goose's own dispatch does
+ * (`extension_manager.rs`: an MCP tool whose name holds `__` keeps it); `.` only when the prefix is built in
+ * (a dotted MCP tool name stays whole).
  */
 export function splitToolName(name: string): ToolName {
   const original = name.trim();
