@@ -13,9 +13,9 @@ describe('hook pipeline in-process, on the writer thread', () => {
     const writer = await EventLogWriter.start({ path, busyTimeoutMs: 1000 });
     const payload = (id: string, name: string, input: unknown) => JSON.stringify({ event: 'PostToolUse', session_id: 'pipe', tool_call_id: id, tool_name: name, tool_input: input });
     const pre = await handleHook('pre-tool', JSON.stringify({ event: 'PreToolUse', session_id: 'pipe', tool_call_id: 'c1', tool_name: 'shell', tool_input: { command: 'ls' } }), { sink: writer, env: {} });
-    assert.deepEqual(pre, { reply: '{"decision":"allow"}', errors: [] });
+    assert.deepEqual(pre, { reply: '{"decision":"allow"}', errors: [], recorded: true });
     const post = await handleHook('post-tool', payload('c2', 'edit', { path: 'a.ts', before: 'x', after: 'y' }), { sink: writer, env: {} });
-    assert.deepEqual(post, { errors: [] }, 'a non-blocking event has no reply');
+    assert.deepEqual(post, { errors: [], recorded: true }, 'a non-blocking event has no reply');
     await writer.close();
 
     const log = EventLog.open(path, { readonly: true });
@@ -26,6 +26,7 @@ describe('hook pipeline in-process, on the writer thread', () => {
     // the writer is closed: its append refuses (503 to an export); the hook still allows goose
     const after = await handleHook('pre-tool', JSON.stringify({ event: 'PreToolUse', session_id: 'pipe', tool_call_id: 'c3', tool_name: 'shell', tool_input: { command: 'ls' } }), { sink: writer, env: {} });
     assert.equal(after.reply, '{"decision":"allow"}');
+    assert.equal(after.recorded, false);
     assert.match(after.errors.join(), /shutting down/);
   });
 });
