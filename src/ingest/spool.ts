@@ -90,5 +90,12 @@ function checkRow(o: Record<string, unknown>, path: string): EventRow {
   for (const k of NULLABLE_STRINGS) if (o[k] !== null && typeof o[k] !== 'string') throw bad(`${k} is not a string or null`);
   for (const k of NULLABLE_NUMBERS) if (o[k] !== null && typeof o[k] !== 'number') throw bad(`${k} is not a number or null`);
   if (typeof o.tsNs !== 'string' || !/^\d{1,19}$/.test(o.tsNs)) throw bad('tsNs is not a time');
-  return { ...(o as unknown as EventRow), tsNs: BigInt(o.tsNs), dropIfChatChildStored: o.dropIfChatChildStored === true };
+  // Every nanosecond column (`tsNs`, and any the schema adds, named …Ns) was written as a decimal string.
+  const row: Record<string, unknown> = { ...o, dropIfChatChildStored: o.dropIfChatChildStored === true };
+  for (const [k, v] of Object.entries(o)) {
+    if (!k.endsWith('Ns') || v === null) continue;
+    if (typeof v !== 'string' || !/^\d{1,19}$/.test(v)) throw bad(`${k} is not a time`);
+    row[k] = BigInt(v);
+  }
+  return row as unknown as EventRow;
 }
