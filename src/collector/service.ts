@@ -8,6 +8,7 @@ import { EventLogWriter } from '../store/event-log-writer';
 import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
 import { startRetentionLoop, type RetentionLoop } from './retention-loop';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
+import { startSpoolLoop, type SpoolLoop } from './spool-loop';
 
 /** A client that keeps a socket open after the stop began is cut off after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -20,15 +21,15 @@ export interface CollectorService {
   readonly writer: EventLogWriter;
   /**
    * Stops in dependency order: no new exports (503 + Retry-After), in-flight ones answered after
-   * their commit, the writer closed, then the export drained to the last commit and retention
+   * their commit, spool ingestion finished, the writer closed, then the export drained to the last commit and retention
    * finished. Idempotent: a second call waits for the first.
    */
   stop(): Promise<void>;
 }
 
 /**
- * The collector as a service: starts and stops the receiver, the writer thread, the JSONL export
- * and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
+ * The collector as a service: starts and stops the receiver, the writer thread, spool ingestion,
+ * the JSONL export and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
  * only parses arguments, calls this and waits for a signal.
  */
 export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<CollectorService> {
@@ -58,7 +59,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   }
   let exporter: ExportLoop | undefined;
   let retention: RetentionLoop | undefined;
+  let spool: SpoolLoop | undefined;
   try {
+    spool = startSpoolLoop({ logPath: config.log, sink }, logger);
     exporter = config.exportPath
       ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger)
       : undefined;
@@ -67,6 +70,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
       logger,
     );
   } catch (e) {
+    await spool?.stop();
     await receiver.app.close();
     await forwarding?.stop();
     await writer.close();
@@ -87,6 +91,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     } finally {
       clearTimeout(grace);
     }
+    await spool!.stop(); // a pass in progress commits what it read; the rest waits for the next start
     await writer.close();
     await retention!.stop();
     exporter?.stop(); // after the last commit: the export ends with every acknowledged event
