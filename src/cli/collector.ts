@@ -46,7 +46,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
-  const receiver = buildReceiver({ writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports });
+  const receiver = buildReceiver({ writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports, maxSpansPerExport: config.maxSpansPerExport, maxBytesInFlight: config.maxBytesInFlight });
   try {
     await receiver.app.listen({ host: config.host, port: config.port });
   } catch (e) {
@@ -67,12 +67,9 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
       if (stopping) return;
       stopping = true;
       const started = Date.now();
-      receiver.beginShutdown();
-      // Waits for in-flight exports, which wait for their commit. A client that keeps a socket open
-      // anyway is cut off after a grace period so a service manager never has to kill us.
-      const grace = setTimeout(() => receiver.app.server.closeAllConnections(), 10_000);
-      await receiver.app.close();
-      clearTimeout(grace);
+      // Answers every request already received (in-flight exports wait for their commit), refuses
+      // new connections, and cuts off a client that keeps a socket open past the grace period.
+      await receiver.close();
       await writer.close();
       clearInterval(retention);
       exporter?.stop(); // after the last commit: the export ends with every acknowledged event

@@ -10,8 +10,12 @@ export interface CollectorConfig {
   port: number;
   /** the SQLite event log */
   log: string;
-  /** largest request body, after decompression (OTLP recommends 64 MiB) */
+  /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
   maxBodyBytes: number;
+  /** most spans (or log records, or data points) in one export (goose sends at most 512) */
+  maxSpansPerExport: number;
+  /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */
+  maxBytesInFlight: number;
   /** exports waiting for the writer before new ones get 503 + Retry-After */
   maxPendingExports: number;
   /** how long a write waits for another writer (a hook) to release the log */
@@ -31,7 +35,9 @@ export interface CollectorConfig {
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   host: '127.0.0.1',
   port: 4318,
-  maxBodyBytes: 64 * 1024 * 1024,
+  maxBodyBytes: 20 * 1024 * 1024,
+  maxSpansPerExport: 10_000,
+  maxBytesInFlight: 128 * 1024 * 1024,
   maxPendingExports: 512,
   busyTimeoutMs: 5000,
   allowRemote: false,
@@ -51,6 +57,8 @@ const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   port: 'number',
   log: 'string',
   maxBodyBytes: 'number',
+  maxSpansPerExport: 'number',
+  maxBytesInFlight: 'number',
   maxPendingExports: 'number',
   busyTimeoutMs: 'number',
   allowRemote: 'boolean',
@@ -130,7 +138,7 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) {
     throw new BeaconError('usage', `port must be 0..65535, got ${merged.port}`);
   }
-  if (!(merged.maxBodyBytes > 0)) throw new BeaconError('usage', 'maxBodyBytes must be positive');
+  for (const k of ['maxBodyBytes', 'maxSpansPerExport', 'maxBytesInFlight'] as const) if (!(merged[k] > 0)) throw new BeaconError('usage', `${k} must be positive`);
   for (const k of ['exportRotateBytes', 'exportArchives', 'retentionMaxAgeDays', 'retentionMaxBytes', 'retentionIntervalMs'] as const) {
     if (!(merged[k] >= 0)) throw new BeaconError('usage', `${k} must be zero or positive`);
   }

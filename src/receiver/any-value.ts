@@ -16,6 +16,11 @@ import type { AttrValue, Attributes } from '../model/span';
  */
 export const MAX_ANY_VALUE_DEPTH = 16;
 
+/** protobufjs stops at 100 nested messages, as protoc does; the error says which limit was hit. */
+export function protobufDepthError(typeName: string, recursionLimit: number): BeaconError {
+  return new BeaconError('bad_data', `invalid protobuf ${typeName}: messages nested deeper than ${recursionLimit} levels (the protobuf limit; AnyValue values may nest ${MAX_ANY_VALUE_DEPTH} levels)`);
+}
+
 export interface KeyValueLike<V> {
   key: unknown;
   value: V | null | undefined;

@@ -1,5 +1,6 @@
 import { parse as parseLossless } from 'lossless-json';
 import { BeaconError } from '../model/errors';
+import type { Signal } from './signals';
 import type { Attributes, SpanRecord } from '../model/span';
 import { NESTED, mapAnyValue, doubleValue, exactInteger, int64Value, mapAttributes, uint64Value, type AnyValueReader, type KeyValueLike } from './any-value';
 
@@ -8,7 +9,7 @@ import { NESTED, mapAnyValue, doubleValue, exactInteger, int64Value, mapAttribut
  * integers (names accepted too, as the Collector does), unknown fields ignored. snake_case keys are
  * accepted as well. No precision is lost on integers above 2^53.
  */
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 
 /**
  * A bare integer literal of 16+ digits may exceed 2^53, and an exponent-form number may denote an
@@ -61,8 +62,8 @@ function str(o: Obj, camel: string, snake: string | undefined, where: string): s
   return v;
 }
 
-export function decodeJsonTraces(body: Buffer): SpanRecord[] {
-  const req = parseOtlpJson(body);
+export function decodeJsonTraces(body: Buffer | Obj): SpanRecord[] {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   const out: SpanRecord[] = [];
   for (const rs of list(req, 'resourceSpans', 'resource_spans', 'request')) {
     const resource = resourceAttributes(rs);
@@ -93,10 +94,37 @@ export function decodeJsonTraces(body: Buffer): SpanRecord[] {
   return out;
 }
 
+/**
+ * Spans, data points or log records in a parsed request, counted before anything is mapped (the
+ * per-export limit). Lenient: a malformed shape counts 0 here and is refused by the decoder.
+ */
+export function countJsonItems(signal: Signal, req: Obj): number {
+  const arr = (o: unknown, camel: string, snake: string): unknown[] => {
+    if (typeof o !== 'object' || o === null) return [];
+    const v = (o as Obj)[camel] ?? (o as Obj)[snake];
+    return Array.isArray(v) ? v : [];
+  };
+  const [r, s, items] = JSON_PATHS[signal];
+  let n = 0;
+  for (const res of arr(req, ...r)) {
+    for (const scope of arr(res, ...s)) {
+      if (signal !== 'metrics') n += arr(scope, ...items).length;
+      else for (const m of arr(scope, ...items)) for (const t of METRIC_TYPES) n += arr((m as Obj)[t] ?? (m as Obj)[t === 'exponentialHistogram' ? 'exponential_histogram' : t], 'dataPoints', 'data_points').length;
+    }
+  }
+  return n;
+}
+
+const JSON_PATHS: Record<Signal, [[string, string], [string, string], [string, string]]> = {
+  traces: [['resourceSpans', 'resource_spans'], ['scopeSpans', 'scope_spans'], ['spans', 'spans']],
+  metrics: [['resourceMetrics', 'resource_metrics'], ['scopeMetrics', 'scope_metrics'], ['metrics', 'metrics']],
+  logs: [['resourceLogs', 'resource_logs'], ['scopeLogs', 'scope_logs'], ['logRecords', 'log_records']],
+};
+
 const METRIC_TYPES = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];
 
-export function countJsonMetrics(body: Buffer): number {
-  const req = parseOtlpJson(body);
+export function countJsonMetrics(body: Buffer | Obj): number {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   let n = 0;
   for (const rm of list(req, 'resourceMetrics', 'resource_metrics', 'request')) {
     resourceAttributes(rm);
@@ -115,8 +143,8 @@ export function countJsonMetrics(body: Buffer): number {
   return n;
 }
 
-export function countJsonLogs(body: Buffer): number {
-  const req = parseOtlpJson(body);
+export function countJsonLogs(body: Buffer | Obj): number {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   let n = 0;
   for (const rl of list(req, 'resourceLogs', 'resource_logs', 'request')) {
     resourceAttributes(rl);

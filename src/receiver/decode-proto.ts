@@ -1,11 +1,9 @@
 import { BeaconError } from '../model/errors';
 import type { Attributes, SpanRecord } from '../model/span';
-import { MAX_ANY_VALUE_DEPTH, NESTED, mapAnyValue, doubleValue, int64Value, mapAttributes, type AnyValueReader, type KeyValueLike } from './any-value';
+import { NESTED, mapAnyValue, protobufDepthError, doubleValue, int64Value, mapAttributes, type AnyValueReader, type KeyValueLike } from './any-value';
 import protobuf from 'protobufjs';
 import { OtlpTypes } from './proto-root';
 import type { Signal } from './signals';
-
-const RECURSION_LIMIT = protobuf.util.recursionLimit;
 
 /** protobufjs' representation of 64-bit integers (the `long` package). */
 interface LongLike {
@@ -18,14 +16,17 @@ type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
+export function requestType(signal: Signal): protobuf.Type {
+  return signal === 'traces' ? OtlpTypes.traceRequest : signal === 'metrics' ? OtlpTypes.metricsRequest : OtlpTypes.logsRequest;
+}
+
 function decode(signal: Signal, body: Buffer): Msg {
-  const type = signal === 'traces' ? OtlpTypes.traceRequest : signal === 'metrics' ? OtlpTypes.metricsRequest : OtlpTypes.logsRequest;
+  const type = requestType(signal);
   try {
     return type.decode(body) as unknown as Msg;
   } catch (e) {
     const why = (e as Error).message;
-    // protobufjs stops at 100 nested messages, as protoc does: say which limit was hit.
-    if (why === 'max depth exceeded') throw new BeaconError('bad_data', `invalid protobuf ${type.name}: messages nested deeper than ${RECURSION_LIMIT} levels (the protobuf limit; AnyValue values may nest ${MAX_ANY_VALUE_DEPTH} levels)`);
+    if (why === 'max depth exceeded') throw protobufDepthError(type.name, protobuf.util.recursionLimit);
     throw new BeaconError('bad_data', `invalid protobuf ${type.name}: ${why}`);
   }
 }
