@@ -37,7 +37,12 @@ const connect = (port: number) =>
     s.once('error', reject);
   });
 
-const body = (session: string) => JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: session }).spans));
+/** A goose turn, padded: a body larger than the socket buffers is what a refusal before reading it resets. */
+const body = (session: string, padBytes = 0) => {
+  const { spans } = gooseDefaultLoopTurn({ sessionId: session });
+  if (padBytes) spans[0]!.attributes.pad = 'x'.repeat(padBytes);
+  return JSON.stringify(traceRequest(spans));
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('shutdown as promised', () => {
@@ -62,7 +67,7 @@ describe('shutdown as promised', () => {
     const workers = Array.from({ length: 4 }, async (_, w) => {
       for (let i = 0; flooding; i++) {
         try {
-          const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: body(`flood_${w}_${i}`), headers: { 'content-type': 'application/json' } });
+          const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: body(`flood_${w}_${i}`, 1 << 20), headers: { 'content-type': 'application/json' } });
           await r.arrayBuffer();
           flood.push({ status: r.status, retryAfter: r.headers.get('retry-after') });
         } catch (e) {
@@ -76,7 +81,7 @@ describe('shutdown as promised', () => {
     await sleep(400);
     assert.equal(c.proc.exitCode, null, 'still running: it waits for the exports it received');
     await assert.rejects(connect(c.port), (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED', 'new connections are refused');
-    const late = await rawExchange(idle, body('late_1'));
+    const late = await rawExchange(idle, body('late_1', 4 << 20));
     assert.deepEqual(late, { status: 503, retryAfter: '1' }, 'a request on an open connection after the stop gets 503 + Retry-After');
 
     holder.exec('ROLLBACK');
