@@ -69,7 +69,7 @@ function generate(total: number): Case[] {
     const signal = signals[i % 3]!;
     const type = i % 2 ? 'json' : 'protobuf';
     const base = valid[signal][type];
-    const kind = pick(['truncated', 'bitflip', 'bitflip', 'wrongtypes', 'deep', 'count', 'gzip-garbage', 'gzip-truncated', 'random', 'junk-tail']);
+    const kind = i % 100 === 0 ? 'bomb' : pick(['truncated', 'bitflip', 'bitflip', 'wrongtypes', 'deep', 'deep', 'time', 'count', 'gzip-garbage', 'gzip-truncated', 'random', 'junk-tail']);
     let body: Buffer;
     let gzip = false;
     switch (kind) {
@@ -84,13 +84,29 @@ function generate(total: number): Case[] {
         body = type === 'json' ? wrongTypes(base, rand) : Buffer.concat([base, ld(1, Buffer.from([0x0a, 0x05, 0x30, 0xff]))]);
         break;
       case 'deep': {
+        // a valid export plus one deep attribute: in the resource, or (traces) on a span of its own
         const deep = pick(deepValues);
+        const kv = Buffer.concat([ld(1, Buffer.from('deep')), ld(2, deep.proto)]);
+        const onSpan = signal === 'traces' && rand() < 0.5;
         if (type === 'json') {
-          const where = signal === 'traces' ? 'resourceSpans' : signal === 'metrics' ? 'resourceMetrics' : 'resourceLogs';
-          body = Buffer.from(`{"${where}":[{"resource":{"attributes":[{"key":"deep","value":${deep.json}}]}}]}`);
-        } else body = ld(1, ld(1, ld(1, Buffer.concat([ld(1, Buffer.from('deep')), ld(2, deep.proto)]))));
+          const text = base.toString();
+          body = Buffer.from(
+            onSpan
+              ? text.replace('"spans":[', `"spans":[{"name":"plain","attributes":[{"key":"deep","value":${deep.json}}]},`)
+              : text.replace('"attributes":[', `"attributes":[{"key":"deep","value":${deep.json}},`), // the first: resource (traces, metrics) or log record
+          );
+          assert.notEqual(body.length, text.length);
+        } else body = Buffer.concat([base, ld(1, onSpan ? ld(2, ld(2, ld(9, kv))) : ld(1, ld(1, kv)))]); // repeated fields concatenate
         break;
       }
+      case 'time': {
+        const text = valid.traces.json.toString();
+        body = Buffer.from(text.replace(/"startTimeUnixNano":"\d+"/, `"startTimeUnixNano":${pick(['1e30', '18446744073709551616', '-5', '1.5', '"soon"'])}`));
+        break;
+      }
+      case 'bomb':
+        body = emptySpansBody(4_000_000);
+        break;
       case 'count': {
         const n = pick([10_001, 25_000, 60_000]);
         if (signal === 'traces' && type === 'protobuf') body = emptySpansBody(n);
@@ -117,7 +133,8 @@ function generate(total: number): Case[] {
       default:
         body = Buffer.concat([base, Buffer.from(type === 'json' ? ',]}' : [0xff, 0xff, 0xff])]);
     }
-    cases.push({ signal, type, body, gzip, kind });
+    const fixed = kind === 'time' ? { signal: 'traces' as const, type: 'json' as const } : kind === 'bomb' ? { signal: 'traces' as const, type: 'protobuf' as const } : {};
+    cases.push({ signal, type, body, gzip, kind, ...fixed });
   }
   return cases;
 }
