@@ -1,9 +1,9 @@
+import net from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
 import type { EventLogWriter } from '../store/event-log-writer';
-import net from 'node:net';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
 import { decodeExport } from './decode';
@@ -46,7 +46,8 @@ const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 /** The OTLP/HTTP receiver: POST /v1/traces, /v1/metrics, /v1/logs, protobuf or JSON, plain or compressed. */
 export function buildReceiver(options: ReceiverOptions): Receiver {
   const { writer, logger } = options;
-  const app = Fastify({ logger: false, bodyLimit: options.maxBodyBytes, return503OnClosing: false });
+  // No bodyLimit: bodies are read by read-body.ts, which applies maxBodyBytes itself.
+  const app = Fastify({ logger: false, return503OnClosing: false });
   const stats = { exports: 0, spans: 0, inserted: 0, duplicates: 0, rejected: 0, metricPoints: 0, logRecords: 0 };
   const budget = new InFlightBytes(options.maxBytesInFlight);
   const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxSpansPerExport };
@@ -182,10 +183,9 @@ function routePath(req: FastifyRequest): string {
   return q < 0 ? req.url : req.url.slice(0, q);
 }
 
-/** Fastify's own failures (body too large, unreadable body) mapped onto Beacon's codes. */
+/** Fastify's own failures (an invalid Content-Type header) mapped onto Beacon's codes. */
 function toBeaconError(err: Error & { code?: string; statusCode?: number }): BeaconError {
   if (isBeaconError(err)) return err;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new BeaconError('payload_too_large', `request body exceeds the limit: ${err.message}`);
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new BeaconError('unsupported_media_type', '415 unsupported media type, supported: [application/json, application/x-protobuf]');
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return new BeaconError('bad_data', err.message);
   return new BeaconError('internal', err.message, { cause: err });
