@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { EventLogWriter } from '../store/event-log-writer';
+import type { QueuedEventSink } from '../ingest/sink';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
 import { decodeExport } from './decode';
@@ -14,7 +14,8 @@ import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
 
 export interface ReceiverOptions {
-  writer: EventLogWriter;
+  /** the collector's writer thread, or any queued sink */
+  writer: QueuedEventSink;
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
@@ -28,8 +29,6 @@ export interface ReceiverOptions {
 
 export interface Receiver {
   app: FastifyInstance;
-  /** stop taking exports: new ones get 503 + Retry-After while in-flight ones finish */
-  beginShutdown(): void;
   /**
    * Shutdown as the README promises: no new connections from now on; every request already
    * received is answered (200 after its commit, or 503 + Retry-After), none is reset; resolves when
@@ -167,9 +166,6 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   return {
     app,
     stats,
-    beginShutdown() {
-      closing = true;
-    },
     close() {
       closed ??= close();
       return closed;
