@@ -150,7 +150,7 @@ describe('fault battery: malformed bodies', () => {
     const failures: string[] = [];
     let next = 0;
     await Promise.all(
-      Array.from({ length: 16 }, async () => {
+      Array.from({ length: 8 }, async () => {
         while (next < cases.length) {
           const k = cases[next++]!;
           const headers: Record<string, string> = { 'content-type': k.type === 'json' ? 'application/json' : 'application/x-protobuf' };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -18,11 +19,29 @@ function follower(log: string, extra: string[] = []) {
     for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(pred(), `timed out waiting for ${what}; got ${lines.length} lines`);
   };
+  /** The follower has the log open (it starts "from now" there): a fixed sleep lost the race on a loaded machine. */
+  const ready = async (path: string) => {
+    const opened = () => {
+      try {
+        return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === path;
+          } catch {
+            return false;
+          }
+        });
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 400 && !opened(); i++) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 300));
+  };
   const stop = () => new Promise<number | null>((r) => {
     child.once('exit', (code) => r(code));
     child.kill('SIGINT');
   });
-  return { lines, until, stop };
+  return { lines, until, stop, ready };
 }
 
 describe('beacon events --follow', () => {
@@ -31,7 +50,7 @@ describe('beacon events --follow', () => {
     const post = (session: string) => fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: session }).spans)), headers: { 'content-type': 'application/json' } });
     assert.equal((await post('before')).status, 200);
     const f = follower(c.log);
-    await new Promise((r) => setTimeout(r, 400));
+    await f.ready(c.log);
     assert.equal((await post('after')).status, 200);
     await Promise.all(Array.from({ length: 5 }, (_, i) => runHookAsync(c.log, 'pre-tool', { event: 'PreToolUse', session_id: 'after', tool_call_id: `h${i}`, tool_name: 'shell', tool_input: { command: 'ls' } })));
     const stream = spawn('sh', ['-c', `"${process.execPath}" "${BEACON_BIN}" stream goose --log '${c.log}' --session after > /dev/null`], { stdio: ['pipe', 'ignore', 'inherit'] });
