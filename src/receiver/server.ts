@@ -12,6 +12,7 @@ import { readBody } from './read-body';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
+import { RefusalLog } from './refusal-log';
 
 export interface ReceiverOptions {
   /** the collector's writer thread, or any queued sink */
@@ -25,6 +26,8 @@ export interface ReceiverOptions {
   maxBytesInFlight: number;
   /** after close(): how long open connections may take before they are cut (default 10 s) */
   closeGraceMs?: number;
+  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
+  healthExtras?: () => Record<string, unknown>;
 }
 
 export interface Receiver {
@@ -54,6 +57,8 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   let handling = 0;
   let lastRequestAt = 0;
   const reservations = new WeakMap<FastifyRequest, Reservation>();
+  const refusals = new RefusalLog(logger);
+  app.addHook('onClose', async () => refusals.flush());
 
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {
@@ -103,7 +108,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, bytes_in_flight: budget.bytes, ...stats }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, bytes_in_flight: budget.bytes, ...stats, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req) => {
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
@@ -114,7 +119,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     const e = toBeaconError(err);
     const { http, grpc } = STATUS_TABLE[e.code];
     if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
-    else logger.debug({ code: e.code, status: http, path: routePath(req) }, 'export refused');
+    else refusals.note(http, e.code, routePath(req));
     const encoding: Encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
     return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));

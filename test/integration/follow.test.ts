@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
@@ -19,13 +19,17 @@ function follower(log: string, extra: string[] = []) {
     for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(pred(), `timed out waiting for ${what}; got ${lines.length} lines`);
   };
-  /** The follower has the log open (it starts "from now" there): a fixed sleep lost the race on a loaded machine. */
-  const ready = async (path: string) => {
+  const stop = () => new Promise<number | null>((r) => {
+    child.once('exit', (code) => r(code));
+    child.kill('SIGINT');
+  });
+  /** The follower has the log open (and so has taken its cursor): on a loaded machine start-up takes a while. */
+  const ready = async () => {
     const opened = () => {
       try {
         return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
           try {
-            return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === path;
+            return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === log;
           } catch {
             return false;
           }
@@ -34,13 +38,9 @@ function follower(log: string, extra: string[] = []) {
         return false;
       }
     };
-    for (let i = 0; i < 400 && !opened(); i++) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 200 && !opened(); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300)); // the cursor read follows the open
   };
-  const stop = () => new Promise<number | null>((r) => {
-    child.once('exit', (code) => r(code));
-    child.kill('SIGINT');
-  });
   return { lines, until, stop, ready };
 }
 
@@ -50,7 +50,7 @@ describe('beacon events --follow', () => {
     const post = (session: string) => fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: session }).spans)), headers: { 'content-type': 'application/json' } });
     assert.equal((await post('before')).status, 200);
     const f = follower(c.log);
-    await f.ready(c.log);
+    await f.ready();
     assert.equal((await post('after')).status, 200);
     await Promise.all(Array.from({ length: 5 }, (_, i) => runHookAsync(c.log, 'pre-tool', { event: 'PreToolUse', session_id: 'after', tool_call_id: `h${i}`, tool_name: 'shell', tool_input: { command: 'ls' } })));
     const stream = spawn('sh', ['-c', `"${process.execPath}" "${BEACON_BIN}" stream goose --log '${c.log}' --session after > /dev/null`], { stdio: ['pipe', 'ignore', 'inherit'] });
