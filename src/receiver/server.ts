@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
-import { BEACON_VERSION } from '../model/endpoint';
 import type { EventLogWriter } from '../store/event-log-writer';
+import { healthReport, sendHealth } from '../store/health';
 import { decodeContent, encodingOf } from './body';
 import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
 import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from './decode-proto';
@@ -63,7 +63,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
+  app.get('/health', async (_req, reply) => sendHealth(reply, healthReport({ writer, closing, counters: stats })));
 
   app.setNotFoundHandler(async (req) => {
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
