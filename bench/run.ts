@@ -16,6 +16,7 @@ import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
+import { benchDurability, benchRetention } from './store';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -74,6 +75,9 @@ async function main() {
     results.peakRssMb = Math.max(peak, rss(c.proc.pid!).rss);
     const walMb = () => (existsSync(`${c.log}-wal`) ? statSync(`${c.log}-wal`).size / 1048576 : 0);
     results.walAfterSaturationMb = walMb();
+    const health = (await (await fetch(`${c.url}/health`)).json()) as { checkpoints: { restarts: number; longestRestartMs: number } };
+    results.checkpointRestarts = health.checkpoints.restarts;
+    results.longestRestartCheckpointMs = health.checkpoints.longestRestartMs;
     results.spansPerSec = sustained.spansPerSec;
     results.p50Ms = sustained.p50;
     results.p99Ms = sustained.p99;
@@ -86,11 +90,14 @@ async function main() {
     console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling`);
     console.log(`collector at half that load (open loop, ${fmt(half.exportsPerSec, 1)} exports/s): ${fmt(half.spansPerSec)} spans/s, p50 ${fmt(half.p50, 1)} ms, p99 ${fmt(half.p99, 1)} ms, ${half.failed} failed`);
     console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB; WAL after the saturation phase ${fmt(results.walAfterSaturationMb, 1)} MB (bounded by the checkpoints), log ${fmt(statSync(c.log).size / 1048576, 0)} MB`);
+    console.log(`  WAL rewinds: ${results.checkpointRestarts} RESTART checkpoints during saturation, the longest ${fmt(results.longestRestartCheckpointMs, 1)} ms (lock wait included)`);
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
+  if (want('durability')) Object.assign(results, benchDurability());
+  if (want('retention')) Object.assign(results, await benchRetention());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

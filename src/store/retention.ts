@@ -18,6 +18,9 @@ export interface PruneResult {
   steps: number;
   /** the longest of them (ms): how long any other writer — a hook — waited on retention at most */
   longestStepMs: number;
+  /** the longest delete step and the longest vacuum step (ms) */
+  longestDeleteMs: number;
+  longestVacuumMs: number;
 }
 
 /**
@@ -25,11 +28,20 @@ export interface PruneResult {
  * this long. Hooks wait 3 s and the collector `busy_timeout` for the lock: a step well under 100 ms
  * lets them interleave with a pass over a log of any size.
  */
-const STEP_TARGET_MS = 40;
+const STEP_TARGET_MS = 20;
 const MIN_ROWS = 50;
 const MAX_ROWS = 20_000;
 const MIN_PAGES = 64;
 const MAX_PAGES = 65_536;
+
+/**
+ * SQLite's lock is not fair: a waiter polls on its busy handler's schedule (1, 2, 5 … 25 ms apart
+ * at first), and a pass whose steps ran back to back would take the lock again before the waiter
+ * looked — a hook beside a pass waited 680 ms behind 20 ms steps. So after each step the pass
+ * leaves the lock free at least this long (or as long as the step took).
+ */
+const GAP_MS = 30;
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /** A batch size steered towards STEP_TARGET_MS from the last step's rate. */
 class Stepper {
@@ -62,16 +74,18 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     const free = db.pragma('freelist_count', { simple: true }) as number;
     return (pages - free) * pageSize;
   };
-  const result: PruneResult = { deletedByAge: 0, deletedBySize: 0, bytesBefore: bytes(), bytesAfter: 0, pagesVacuumed: 0, steps: 0, longestStepMs: 0 };
-  const step = (fn: () => number): { n: number; ms: number } => {
+  const result: PruneResult = { deletedByAge: 0, deletedBySize: 0, bytesBefore: bytes(), bytesAfter: 0, pagesVacuumed: 0, steps: 0, longestStepMs: 0, longestDeleteMs: 0, longestVacuumMs: 0 };
+  const step = (kind: 'longestDeleteMs' | 'longestVacuumMs', fn: () => number): { n: number; ms: number } => {
     const t0 = performance.now();
     const n = db.transaction(fn).immediate();
     const ms = performance.now() - t0;
+    pause(Math.max(GAP_MS, ms));
     result.steps++;
     result.longestStepMs = Math.max(result.longestStepMs, ms);
+    result[kind] = Math.max(result[kind], ms);
     return { n, ms };
   };
-  const rows = new Stepper(500, MIN_ROWS, MAX_ROWS);
+  const rows = new Stepper(200, MIN_ROWS, MAX_ROWS);
 
   if (policy.maxAgeDays > 0) {
     const cutoff = nowNs - BigInt(Math.round(policy.maxAgeDays * 86400)) * 1_000_000_000n;
@@ -82,7 +96,7 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     for (const del of deletes) {
       for (;;) {
         const want = rows.size;
-        const { n, ms } = step(() => del.run(cutoff, want).changes);
+        const { n, ms } = step('longestDeleteMs', () => del.run(cutoff, want).changes);
         result.deletedByAge += n;
         rows.next(n, ms);
         if (n < want) break;
@@ -98,7 +112,7 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     for (let used = bytes(); used > target && remaining > 0; used = bytes()) {
       // Rows in proportion to the excess (rows are of similar size), at most one step at a time.
       const want = Math.min(rows.size, Math.max(MIN_ROWS, Math.ceil((remaining * (used - target)) / used)));
-      const { n, ms } = step(() => del.run(want).changes);
+      const { n, ms } = step('longestDeleteMs', () => del.run(want).changes);
       result.deletedBySize += n;
       remaining -= n;
       rows.next(n, ms);
@@ -106,14 +120,14 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     }
   }
   // incremental_vacuum with no count frees every page in one statement: 5.8 s on a 600 MB log.
-  const pages = new Stepper(2048, MIN_PAGES, MAX_PAGES);
+  const pages = new Stepper(256, MIN_PAGES, MAX_PAGES);
   // Logs created before incremental auto-vacuum (mode 2) reuse their free pages instead.
   const incremental = (db.pragma('auto_vacuum', { simple: true }) as number) === 2;
   for (;;) {
     const free = incremental ? (db.pragma('freelist_count', { simple: true }) as number) : 0;
     if (free === 0) break;
     const want = Math.min(free, pages.size);
-    const { ms } = step(() => {
+    const { ms } = step('longestVacuumMs', () => {
       db.pragma(`incremental_vacuum(${want})`);
       return want;
     });
