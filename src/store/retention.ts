@@ -75,9 +75,18 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     return (pages - free) * pageSize;
   };
   const result: PruneResult = { deletedByAge: 0, deletedBySize: 0, bytesBefore: bytes(), bytesAfter: 0, pagesVacuumed: 0, steps: 0, longestStepMs: 0, longestDeleteMs: 0, longestVacuumMs: 0 };
+  // Timed from the moment the lock is held (BEGIN IMMEDIATE waits for other writers) to the commit.
   const step = (kind: 'longestDeleteMs' | 'longestVacuumMs', fn: () => number): { n: number; ms: number } => {
+    db.exec('BEGIN IMMEDIATE');
     const t0 = performance.now();
-    const n = db.transaction(fn).immediate();
+    let n: number;
+    try {
+      n = fn();
+      db.exec('COMMIT');
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw e;
+    }
     const ms = performance.now() - t0;
     pause(Math.max(GAP_MS, ms));
     result.steps++;
