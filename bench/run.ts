@@ -16,7 +16,7 @@ import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
-import { benchDurability, benchRetention } from './store';
+import { benchDurability, benchRetention, benchWriterDurability } from './store';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -96,7 +96,7 @@ async function main() {
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
-  if (want('durability')) Object.assign(results, benchDurability());
+  if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }

@@ -59,7 +59,7 @@ interface Waiting {
  * when the checkpointer dies, the writer checkpoints itself until a new checkpointer runs.
  */
 export class EventLogWriter {
-  private readonly options: Required<Omit<WriterOptions, 'onWriterGaveUp' | 'autocheckpointPages'>> & Pick<WriterOptions, 'onWriterGaveUp'>;
+  private readonly options: Required<Omit<WriterOptions, 'onWriterGaveUp' | 'autocheckpointPages' | 'synchronous'>> & Pick<WriterOptions, 'onWriterGaveUp' | 'synchronous'>;
   private writer?: Promise<WriterThread>;
   private live?: WriterThread;
   private checkpointer?: { worker: Worker; ready: boolean; retiring: boolean };
@@ -178,6 +178,7 @@ export class EventLogWriter {
     const init: WriterInit = {
       path: this.options.path,
       busyTimeoutMs: this.options.busyTimeoutMs,
+      synchronous: this.options.synchronous,
       autocheckpointPages: this.checkpointer?.ready ? 0 : AUTOCHECKPOINT_PAGES,
     };
     const worker = new Worker(workerFile('writer-worker'), { workerData: init });

@@ -5,7 +5,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
  * retention) and only when `BEACON_TEST_FAULT_<THREAD>` names a file. The file holds `N` or
  * `N:ARG`: each thread start while it exists takes one of the N (the last one removes the file) and
  * gets ARG ('' when absent) — the thread then fails as a crash would. Without the variable this is
- * one env lookup per thread start. The fault battery (test/integration/fault-battery.test.ts) uses it.
+ * one env lookup per thread start. The fault battery (test/integration/store-faults.test.ts) uses it.
  */
 export function takeTestFault(thread: 'WRITER' | 'CHECKPOINTER' | 'RETENTION'): string | undefined {
   const file = process.env[`BEACON_TEST_FAULT_${thread}`];

@@ -31,6 +31,11 @@ export interface WireError {
 export interface WriterInit {
   path: string;
   busyTimeoutMs: number;
+  /**
+   * FULL (default): each commit fsyncs the WAL before the export is acknowledged, so an acknowledged
+   * export survives a power loss; NORMAL: it survives a crash of the process or kill -9 only.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
   /** wal_autocheckpoint pages at start (0 while a checkpointer thread runs) */
   autocheckpointPages?: number;
 }
