@@ -8,11 +8,11 @@ import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { sanitizeRecord } from '../src/redact/sanitize';
 import { EventLog } from '../src/store/event-log';
 import { EventLogWriter } from '../src/store/event-log-writer';
 import { pruneInWorker } from '../src/store/retention-runner';
-import { toRow, type EventRow } from '../src/store/row';
+import { toRows } from '../src/ingest/rows';
+import type { EventRow } from '../src/store/row';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';
 
@@ -21,7 +21,7 @@ const DAY = 86_400_000_000_000n;
 
 function sampleRows(): EventRow[] {
   const { body } = gooseExportTemplate(100);
-  return extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
+  return toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
 }
 
 const stamp = (rows: EventRow[], i: number) => rows.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }));

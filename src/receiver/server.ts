@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
-import type { EventLogWriter } from '../store/event-log-writer';
+import type { QueuedEventSink } from '../ingest/sink';
 import { healthReport, sendHealth } from '../store/health';
 import { decodeContent, encodingOf } from './body';
 import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
@@ -12,7 +12,8 @@ import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
 
 export interface ReceiverOptions {
-  writer: EventLogWriter;
+  /** the collector's writer thread, or any queued sink */
+  writer: QueuedEventSink;
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { EventLogWriter } from './event-log-writer';
+import type { WriterHealth } from './event-log-writer';
 import { retentionSupervisor } from './retention-runner';
 import type { ThreadError, ThreadStatus } from './supervisor';
 
@@ -21,8 +21,16 @@ export interface HealthReport {
   [counter: string]: unknown;
 }
 
+/** What the report reads from the collector's writer (`EventLogWriter`). */
+export interface HealthSource {
+  readonly path: string;
+  readonly pending: number;
+  health(): WriterHealth;
+}
+
 export interface HealthInput {
-  writer: EventLogWriter;
+  /** the receiver's sink: the writer thread in the collector; a sink without health() reports only its queue */
+  writer: { readonly pending: number } & Partial<HealthSource>;
   /** the receiver is stopping: new exports get 503 */
   closing: boolean;
   /** the receiver's counters (exports, spans, inserted…), reported as they are */
@@ -37,7 +45,7 @@ export interface HealthInput {
  * backing off after a failure or has given up; 'stopping').
  */
 export function healthReport(input: HealthInput): { httpStatus: number; body: HealthReport } {
-  const w = input.writer.health();
+  const w = input.writer.health?.() ?? bareHealth(input.writer.pending);
   const retention = retentionSupervisor.snapshot;
   const threads = { ...w.threads, retention };
   const troubled = Object.values(threads).some((t) => t.state === 'restarting' || t.state === 'failed');
@@ -50,7 +58,7 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
     status,
     version: BEACON_VERSION,
     pid: process.pid,
-    log: { path: input.writer.path, bytes: fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) },
+    log: { path: input.writer.path ?? '', bytes: input.writer.path ? fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) : 0 },
     threads,
     queue: { exports: w.queue.exports, bytes: input.queueBytes ?? w.queue.bytes },
     checkpoints: w.checkpoints,
@@ -58,6 +66,11 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
     pending_exports: w.queue.exports,
   };
   return { httpStatus: status === 'ok' || status === 'degraded' ? 200 : 503, body };
+}
+
+function bareHealth(pending: number): WriterHealth {
+  const idle = { state: 'idle' as const, restarts: 0 };
+  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending, bytes: 0 }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 } };
 }
 
 function fileBytes(path: string): number {
