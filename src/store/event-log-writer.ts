@@ -202,7 +202,10 @@ export class EventLogWriter {
     worker.on('exit', (code) => {
       thread.alive = false;
       if (this.live === thread) this.live = undefined;
-      if (thread.retiring) return;
+      if (thread.retiring) {
+        this.rejectGeneration(generation); // a retiring writer answered everything it held, unless it crashed while closing
+        return;
+      }
       if (this.writer !== undefined) this.writer = undefined;
       this.noteFailure(this.writerThread, error ?? new Error(`writer thread exited with code ${code}`));
       this.rejectGeneration(generation);

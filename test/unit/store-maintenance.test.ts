@@ -141,6 +141,24 @@ describe('supervised writer and checkpointer threads', () => {
     log.close();
   });
 
+  it('a group commit that finds the log locked fails its exports together, not one busy timeout each', async () => {
+    const path = join(tempDir(), 'e.db');
+    const writer = await EventLogWriter.start({ path, busyTimeoutMs: 500 });
+    await writer.append([row('warm')]);
+    const holder = new Database(path);
+    holder.exec('BEGIN IMMEDIATE'); // another writer (a hook) holds the log
+    const t0 = performance.now();
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => writer.append([row(`busy${i}`)]).then(() => 'stored', (e) => e.code)));
+    const ms = performance.now() - t0;
+    holder.exec('ROLLBACK');
+    holder.close();
+    assert.deepEqual(outcomes, Array(8).fill('unavailable'));
+    // Retried export by export, 8 exports waited 1 + 7 more busy timeouts (≥ 4 s); now one or two.
+    assert.ok(ms < 2500, `${ms.toFixed(0)} ms for 8 exports`);
+    assert.equal((await writer.append([row('after')])).inserted, 1);
+    await writer.close();
+  });
+
   it('a writer that keeps failing to start is reported failed (health 503) and calls onWriterGaveUp once', async () => {
     fault('WRITER', '5:0');
     let gaveUp = 0;
