@@ -1,21 +1,24 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ensureHookToken } from '../config/hook-token';
+import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
 import { BeaconError } from '../model/errors';
-import { configureOtlp, otlpSnippet, readGooseConfig } from './goose-config';
+import { didYouMean } from '../model/suggest';
+import { checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
 
 /** Install targets are named in Beacon's spellings; GooseAI (an inference service) is refused by name. */
 export function resolveHarness(name: string | undefined): 'goose' {
-  if (name === undefined) throw new BeaconError('usage', 'which harness? supported: goose');
+  if (name === undefined) throw new BeaconError('usage', 'which harness? supported: goose (beacon install goose)');
   if (isGooseName(name)) return 'goose';
   if (GOOSE_AI.has(name.trim().toLowerCase())) {
     throw new BeaconError('usage', `"${name}" is GooseAI, an LLM inference service from another company, not the goose agent; Beacon installs nothing for it. Did you mean "goose"?`);
   }
-  throw new BeaconError('usage', `unsupported harness "${name}" (supported: goose)`);
+  throw new BeaconError('usage', `unsupported harness "${name}"${didYouMean(name, ['goose'])} (supported: goose)`);
 }
 
 export interface InstallContext {
@@ -33,9 +36,57 @@ export interface InstallContext {
   endpoint: string;
 }
 
-/** A POSIX sh launcher pinning this install's Node.js and bundle: goose's PATH (desktop app) may have neither. */
-export function renderLauncher(node: string, bundle: string): string {
-  return `#!/bin/sh\n# Written by \`beacon install goose\`; goose runs it for every hook. It starts this install's hook\n# adapter with the Node.js that ran the install, whatever PATH goose was started with.\nexec ${shellQuote(node)} ${shellQuote(bundle)} "$@"\n`;
+/**
+ * The POSIX sh launcher goose runs for every hook. Fast path: the payload goes to the running
+ * collector over loopback with curl, and the collector records it and prints goose's reply — no
+ * Node.js starts while goose waits. Fallback, whenever the fast path does not answer 200 (collector
+ * down or slow, another event log, no token, no curl): this install's hook adapter, with the Node.js
+ * that ran the install pinned (goose's desktop app runs hooks with a login-shell PATH that may lack
+ * `node`). Both get the same idempotency key, so an event sent both ways lands once.
+ */
+export function renderLauncher(node: string, bundle: string, collectorUrl: string): string {
+  return `#!/bin/sh
+# Written by \`beacon install goose\`; goose runs it for every hook (sh -c, the event as JSON on stdin).
+# Fast path: curl hands the event to the running Beacon collector, which records it and answers.
+# Fallback: this install's hook adapter records it straight into the event log.
+node=${shellQuote(node)}
+bundle=${shellQuote(bundle)}
+url=${shellQuote(collectorUrl)}
+log= platform= prev=
+for arg do
+  case $prev in
+    --log) log=$arg ;;
+    --platform) platform=$arg ;;
+  esac
+  prev=$arg
+done
+# One key per invocation (this shell's pid and the second): events without an identity of their
+# own take their id from it, on whichever path records them.
+BEACON_HOOK_KEY="$$-$(date +%s)"
+export BEACON_HOOK_KEY
+payload=$(cat; printf x)
+payload=\${payload%x}
+token="\${log%/*}/hook-token"
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && command -v curl >/dev/null 2>&1; then
+  case $prev in
+    session-start|prompt-submit|pre-tool|pre-tool-result|post-tool|stop|session-end)
+      if reply=$(printf %s "$payload" | curl -sf --noproxy '*' --connect-timeout 1 --max-time 4 \
+        -H @"$token" -H 'Content-Type: application/json' -H "X-Beacon-Hook-Key: $BEACON_HOOK_KEY" \
+        -H "X-Beacon-Log: $log" -H "X-Beacon-Policy-Provider: \${BEACON_POLICY_PROVIDER:-}" \
+        --data-binary @- "$url/v1/hooks/goose/$prev" 2>/dev/null); then
+        printf %s "$reply"
+        exit 0
+      fi ;;
+  esac
+fi
+if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
+  # goose must never be broken by Beacon: answer a blocking hook, say why nothing was recorded.
+  echo "beacon-hooks: event not recorded: $node or $bundle is missing (run 'beacon install goose' again)" >&2
+  case $prev in pre-tool|stop) printf '{"decision":"allow"}' ;; esac
+  exit 0
+fi
+printf %s "$payload" | exec "$node" "$bundle" "$@"
+`;
 }
 
 function writeLauncher(path: string, content: string): boolean {
@@ -46,33 +97,123 @@ function writeLauncher(path: string, content: string): boolean {
   return true;
 }
 
+/**
+ * What install did, so uninstall can undo exactly that: the hooks files it wrote (the launcher goes
+ * with the last of them) and the config.yaml keys it set, with the values they replaced.
+ */
+interface InstallState {
+  hooksFiles: string[];
+  /** directories above the plugin that install created (`.agents`, `.agents/plugins`): uninstall removes them when empty */
+  createdDirs?: string[];
+  otlp?: { path: string; edit: OtlpEdit };
+}
+
+const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
+
+function readState(env: NodeJS.ProcessEnv): InstallState {
+  try {
+    const s = JSON.parse(readFileSync(statePath(env), 'utf8')) as InstallState;
+    const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
+    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp };
+  } catch {
+    return { hooksFiles: [] };
+  }
+}
+
+function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
+  const file = statePath(env);
+  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length) {
+    if (existsSync(file)) unlinkSync(file);
+    return;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+}
+
 /** `beacon install goose`: both collection paths in one step; returns what it did, line by line. */
 export function installGoose(ctx: InstallContext, configure: boolean): string[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
   const report: string[] = [];
-  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
-  report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
   const file = hooksFile(agents);
-  const r = installHooksFile(file, renderHooksJson(ctx.launcher, ctx.log, ctx.config));
-  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (7 hook registrations, ${ctx.scope} scope)`);
+  const hooks = renderHooksJson(ctx.launcher, ctx.log, ctx.config);
+  // Everything that can refuse is checked before anything is written: a refusal changes nothing.
+  checkInstallable(file);
+  if (configure) checkEditable(loc.configYaml);
+  const state = readState(ctx.env);
+  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle, ctx.endpoint));
+  ensureHookToken(ctx.log);
+  report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
+  const created = [agents, join(agents, 'plugins')].filter((d) => !existsSync(d));
+  state.createdDirs = [...new Set([...(state.createdDirs ?? []), ...created])];
+  const r = installHooksFile(file, hooks);
+  if (!state.hooksFiles.includes(file)) state.hooksFiles.push(file);
+  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope)`);
   if (ctx.scope === 'project') report.push('project scope replaces a user-scope beacon-endpoint plugin for goose sessions started in this directory');
 
   if (configure) {
     const c = configureOtlp(loc.configYaml, ctx.endpoint);
+    if (c.changed) {
+      // A second install keeps the first one's record of what the keys held before Beacon.
+      const before = state.otlp?.path === loc.configYaml ? state.otlp.edit : {};
+      const edit: OtlpEdit = { ...c.edit };
+      for (const [k, v] of Object.entries(before)) if (edit[k]) edit[k] = { wrote: edit[k]!.wrote, previous: v.previous };
+      state.otlp = { path: loc.configYaml, edit: { ...before, ...edit } };
+    }
     report.push(c.changed ? `set the OTLP endpoint in ${loc.configYaml}${c.backup ? ` (backup: ${c.backup})` : ''}` : `${loc.configYaml} already exports to ${ctx.endpoint}`);
   } else {
     const view = readGooseConfig(loc.configYaml);
     if (view.endpoint === ctx.endpoint) report.push(`${loc.configYaml} already exports to ${ctx.endpoint}`);
     else report.push(`goose's config stays yours: add these lines to ${loc.configYaml} (or rerun with --configure-otlp):\n\n${otlpSnippet(ctx.endpoint)}`);
   }
+  writeState(ctx.env, state);
   report.push('restart goose (or start a new session): plugins are discovered when a session begins. Then run `beacon doctor`.');
   return report;
 }
 
-export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'>): string[] {
+export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd' | 'launcher'>): string[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
-  const r = uninstallHooksFile(hooksFile(agents), agents);
-  return [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`, 'goose config.yaml left as it is (remove otel_exporter_otlp_endpoint yourself to stop the OTLP export).'];
+  const file = hooksFile(agents);
+  const r = uninstallHooksFile(file, agents);
+  const report = [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`];
+  const state0 = readState(ctx.env);
+  // deepest first: .agents/plugins before .agents
+  for (const dir of [join(agents, 'plugins'), agents]) {
+    if (!state0.createdDirs?.includes(dir)) continue;
+    if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+    if (!existsSync(dir)) state0.createdDirs = state0.createdDirs.filter((d) => d !== dir);
+  }
+  writeState(ctx.env, state0);
+  const state = readState(ctx.env);
+  state.hooksFiles = state.hooksFiles.filter((f) => f !== file && existsSync(f));
+  if (state.hooksFiles.length === 0) {
+    // The launcher serves every scope: it goes with the last hooks file, with the directories it leaves empty.
+    if (existsSync(ctx.launcher)) {
+      unlinkSync(ctx.launcher);
+      report.push(`removed the hook launcher ${ctx.launcher}`);
+      removeEmptyDirs(dirname(ctx.launcher), beaconBaseDir(ctx.env));
+    }
+    if (state.otlp) {
+      const lines = revertOtlp(state.otlp.path, state.otlp.edit);
+      report.push(...(lines.length > 0 ? lines : [`${state.otlp.path}: the OTLP keys beacon install set are gone already`]));
+      state.otlp = undefined;
+    } else {
+      const view = readGooseConfig(loc.configYaml);
+      if (view.endpoint) report.push(`goose's ${loc.configYaml} was not edited by beacon install: its ${view.endpoint} export is left as it is`);
+    }
+  } else {
+    report.push(`kept the hook launcher and goose's OTLP settings: still used by ${state.hooksFiles.join(', ')}`);
+  }
+  writeState(ctx.env, state);
+  return report;
+}
+
+/** Removes `dir` and its parents while empty, never above `stop`. */
+function removeEmptyDirs(dir: string, stop: string): void {
+  for (let d = dir; d.startsWith(stop) && d.length >= stop.length; d = dirname(d)) {
+    if (!existsSync(d) || readdirSync(d).length > 0) break;
+    rmdirSync(d);
+    if (d === stop) break;
+  }
 }

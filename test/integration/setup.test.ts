@@ -4,31 +4,15 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
+import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
-interface Home {
-  home: string;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-function fakeHome(extra: NodeJS.ProcessEnv = {}): Home {
-  const home = tempDir('fake-home-');
-  const cwd = join(home, 'project');
-  mkdirSync(cwd);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GOOSE_PATH_ROOT: '', OTEL_SDK_DISABLED: '', OTEL_TRACES_EXPORTER: '', OTEL_EXPORTER_OTLP_PROTOCOL: '', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', BEACON_ENDPOINT_LOG: '', BEACON_SERVICE_NO_ACTIVATE: '1', ...extra };
-  return { home, env, cwd };
-}
-
-function beacon(h: Home, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [BEACON_BIN, ...args], { env: { ...h.env, ...env }, cwd: h.cwd, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const beacon = beaconIn;
 
 const userHooks = (h: Home, root = h.home) => join(root, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json');
 
 describe('beacon install goose / uninstall goose', () => {
-  it('writes seven registrations with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
+  it('writes eight registrations (PreToolUseResult included) with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
     const h = fakeHome();
     const r = beacon(h, ['install', 'goose']);
     assert.equal(r.status, 0, r.stderr);
@@ -41,6 +25,7 @@ describe('beacon install goose / uninstall goose', () => {
     const expected: Record<string, [string, number]> = {
       SessionStart: ['session-start', 10], UserPromptSubmit: ['prompt-submit', 30], PreToolUse: ['pre-tool', 10],
       PostToolUse: ['post-tool', 10], PostToolUseFailure: ['post-tool', 10], Stop: ['stop', 45], SessionEnd: ['session-end', 45],
+      PreToolUseResult: ['pre-tool-result', 10],
     };
     assert.deepEqual(Object.keys(doc.hooks).sort(), Object.keys(expected).sort());
     for (const [event, [sub, timeout]] of Object.entries(expected)) {
@@ -89,10 +74,10 @@ describe('beacon install goose / uninstall goose', () => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: '/opt/other/notify.sh' }] }] } }));
     const r = beacon(h, ['install', 'goose']);
-    assert.equal(r.status, 2);
+    assert.equal(r.status, 1, 'a refusal is a failure, not a command-line mistake');
     assert.match(r.stderr, /refusing to overwrite .*hooks\.json.*\n.*\/opt\/other\/notify\.sh/);
     const u = beacon(h, ['uninstall', 'goose']);
-    assert.equal(u.status, 2);
+    assert.equal(u.status, 1);
     assert.match(u.stderr, /refusing to remove/);
     assert.ok(existsSync(file));
     writeFileSync(file, 'not json {');
@@ -165,7 +150,7 @@ describe('beacon doctor', () => {
     const r = beacon(h, ['doctor', '--json']);
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
   });
 
   it('names each trap with a fix, and exits non-zero', async (t) => {
@@ -212,6 +197,27 @@ describe('beacon doctor', () => {
       assert.match(r.stdout, new RegExp(`plugin-enabled .*${settings.replace(/[.]/g, '\\.')} lists it`));
       writeFileSync(settings, '{}');
     }
+    // goose's own rules: the most specific file that names the plugin decides; an object-shaped
+    // list fails goose's parse (the file is ignored); the user file is ~/.config/goose even with XDG set
+    const local = join(h.cwd, '.config', 'goose', 'settings.local.json');
+    const project = join(h.cwd, '.config', 'goose', 'settings.json');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    writeFileSync(local, JSON.stringify({ enabledPlugins: ['beacon-endpoint'] }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'local enabledPlugins overrides project disabledPlugins');
+    writeFileSync(local, '{}');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: { 'beacon-endpoint': true } }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'object form: goose ignores the file');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: [root] }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'goose matches the name, not the root path');
+    writeFileSync(project, '{}');
+    const xdg = join(h.home, 'xdg');
+    mkdirSync(join(xdg, 'goose'), { recursive: true });
+    writeFileSync(join(xdg, 'goose', 'settings.json'), JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    writeFileSync(join(h.home, '.config', 'goose', 'settings.json'), JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    r = beacon(h, ['doctor'], { XDG_CONFIG_HOME: xdg });
+    assert.match(r.stdout, new RegExp(`plugin-enabled .*${join(h.home, '.config', 'goose', 'settings.json').replace(/[.]/g, '\\.')} lists it`));
+    assert.doesNotMatch(r.stdout, /xdg\/goose\/settings\.json/);
+    writeFileSync(join(h.home, '.config', 'goose', 'settings.json'), '{}');
     beacon(h, ['install', 'goose', '--scope', 'project']);
     assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin\s+project scope: .*shadows the user-scope plugin/);
     require('node:fs').rmSync(join(h.home, '.beacon', 'endpoint', 'bin', 'beacon-hooks'));
