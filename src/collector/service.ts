@@ -20,7 +20,7 @@ export interface CollectorService {
   readonly receiver: Receiver;
   readonly writer: EventLogWriter;
   /**
-   * Stops in dependency order: no new exports (503 + Retry-After), in-flight ones answered after
+   * Stops in dependency order: no new connections, no new exports (503 + Retry-After), in-flight ones answered after
    * their commit, spool ingestion finished, the writer closed, then the export drained to the last commit and retention
    * finished. Idempotent: a second call waits for the first.
    */
@@ -32,20 +32,44 @@ export interface CollectorService {
  * the JSONL export and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
  * only parses arguments, calls this and waits for a signal.
  */
-export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<CollectorService> {
-  const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
+export interface CollectorServiceHooks {
+  /**
+   * The writer thread failed to start again and again (see the store's supervisor): the collector
+   * can no longer store, and only a restart by the service manager can help. `beacon collector`
+   * stops and exits non-zero here; /health already answers 503.
+   */
+  onWriterGaveUp?: (message: string) => void;
+  /** the collector's environment: forward headers written `${env:NAME}` come from it (default process.env) */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger, hooks: CollectorServiceHooks = {}): Promise<CollectorService> {
+  const writer = await EventLogWriter.start({
+    path: config.log,
+    busyTimeoutMs: config.busyTimeoutMs,
+    onWriterGaveUp: (e) => {
+      logger.fatal({ err: e.message }, 'event log writer failed repeatedly: the collector cannot store');
+      hooks.onWriterGaveUp?.(e.message);
+    },
+  });
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
   const hookStats = newHookRouteStats();
   // Before listening: a forward destination whose ${env:NAME} header is unset fails the start.
   let forwarding: Forwarding | undefined;
   try {
-    forwarding = startForwardingIfConfigured(config, env, logger);
+    forwarding = startForwardingIfConfigured(config, hooks.env ?? process.env, logger);
   } catch (e) {
     await writer.close();
     throw e;
   }
   const receiver = buildReceiver({
-    writer: sink, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports,
+    writer: sink,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    maxPendingExports: config.maxPendingExports,
+    maxSpansPerExport: config.maxSpansPerExport,
+    maxBytesInFlight: config.maxBytesInFlight,
+    closeGraceMs: SHUTDOWN_GRACE_MS,
     healthExtras: () => ({ hooks: hookStats, ...(forwarding ? { forward: forwarding.status() } : {}) }),
   });
   // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
@@ -83,14 +107,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 
   let stopped: Promise<void> | undefined;
   const stop = async () => {
-    receiver.beginShutdown();
-    // Waits for in-flight exports, which wait for their commit.
-    const grace = setTimeout(() => receiver.app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    try {
-      await receiver.app.close();
-    } finally {
-      clearTimeout(grace);
-    }
+    // New connections refused; every request already received answered (in-flight exports after
+    // their commit, later ones 503 + Retry-After); a socket still open after the grace is cut.
+    await receiver.close();
     await spool!.stop(); // a pass in progress commits what it read; the rest waits for the next start
     await writer.close();
     await retention!.stop();

@@ -162,6 +162,7 @@ describe('retention and forward cursors', () => {
   it('age retention waits for a destination behind; the size limit does not, and counts what it took from whom', () => {
     const log = EventLog.open(join(tempDir('fwd-ret-'), 'events.db'));
     log.append(beaconRows(300, 'old', () => now - 100n * DAY));
+    log.db.prepare('UPDATE events SET received_ns = ?').run(now - 100n * DAY); // stored 100 days ago (retention judges that)
     const cursors = new ForwardCursors(log.db, 'test');
     cursors.open([{ name: 'behind', from: 'start' }, { name: 'ahead', from: 'start' }]);
     cursors.advance('behind', 100n);
