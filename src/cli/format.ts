@@ -1,4 +1,5 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
+import { escapeControls } from '../model/terminal';
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const TABLE_HEADER = ['TIME', 'HARNESS', 'METHOD', 'ACTION', 'SESSION', 'WHAT', 'TOKENS in/out/cache r/w'];
@@ -8,7 +9,7 @@ export function summaryRow(r: Rec): string[] {
   const tokens = u
     ? [u.input_tokens ?? '-', u.output_tokens ?? '-', u.cache_read?.input_tokens ?? '-', u.cache_creation?.input_tokens ?? '-'].join('/')
     : '';
-  return [
+  const cells = [
     String(r.timestamp ?? '').replace('T', ' ').slice(0, 23),
     r.harness?.name ?? '',
     r.harness?.collection_method ?? '',
@@ -17,6 +18,7 @@ export function summaryRow(r: Rec): string[] {
     what(r),
     tokens,
   ];
+  return cells.map((c) => escapeControls(String(c))); // a cell is one line: no newline or tab either
 }
 
 function what(r: Rec): string {

@@ -1,4 +1,5 @@
 import { BeaconError, isBeaconError } from '../model/errors';
+import { escapeControls } from '../model/terminal';
 
 /**
  * Subcommands are loaded when run, not up front: the collector should not carry the YAML library
@@ -42,7 +43,8 @@ ${load.setup().SETUP_USAGE}`;
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
-  const out = (s: string) => process.stdout.write(`${s}\n`);
+  // every line a subcommand prints may carry recorded content: escaped for the terminal here, once
+  const out = (s: string) => process.stdout.write(`${escapeControls(s, { layout: true })}\n`);
   try {
     switch (command) {
       case 'collector':
@@ -74,7 +76,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     }
   } catch (e) {
     const isUsage = isBeaconError(e) ? e.code === 'usage' : (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
-    process.stderr.write(`beacon: ${(e as Error).message}\n`);
+    process.stderr.write(`beacon: ${escapeControls((e as Error).message, { layout: true })}\n`);
     if (isUsage) process.stderr.write(`run "beacon help" for usage\n`);
     return isUsage ? 2 : 1;
   }

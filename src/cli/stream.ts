@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
-import { sanitizeRecord } from '../redact/sanitize';
+import { escapeControls } from '../model/terminal';
+import { redactValue, sanitizeRecord } from '../redact/sanitize';
 import { EventLog } from '../store/event-log';
 import { toRow, type EventRow } from '../store/row';
 import { GooseStreamParser } from '../stream/goose-stream';
@@ -82,7 +83,7 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
         if (log) rows.push(toRow(rec, json));
       }
       if (!values.tee && stdoutOpen) {
-        if (format === 'harness' && ev.harness) write(JSON.stringify(ev.harness));
+        if (format === 'harness' && ev.harness) write(JSON.stringify(redactValue(ev.harness)));
         else if (format === 'beacon' && json) write(json);
       }
     }
@@ -90,7 +91,7 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
   };
 
   const write = (line: string) => {
-    io.stdout.write(`${line}\n`);
+    io.stdout.write(`${escapeControls(line)}\n`);
   };
 
   const timer = setInterval(flushRows, 250);

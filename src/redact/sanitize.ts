@@ -96,6 +96,18 @@ export function sanitizeRecord(record: BeaconRecord, contentField?: ContentField
   return { record, json: capRecord(record) };
 }
 
+/**
+ * A copy of any JSON-like value with its secrets redacted as a record's are (by key name, then by
+ * form), with no limits and no markers: for what is printed rather than stored.
+ */
+export function redactValue<T>(value: T): T {
+  const holder: Record<string, unknown> = { value: structuredClone(value) };
+  const w: Walk = { contentField: undefined, found: new Set(), pending: [] };
+  walkNode(w, holder, Number.POSITIVE_INFINITY);
+  if (w.found.size > 0) replaceKnown(holder, 'value', w.found);
+  return holder.value as T;
+}
+
 function sha256(s: string): string {
   return createHash('sha256').update(s, 'utf8').digest('hex');
 }
