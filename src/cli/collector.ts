@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { LOG_POLICY } from '../redact/log-policy';
 import { parseArgs } from 'node:util';
 import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
 import { buildReceiver } from '../receiver/server';
@@ -42,7 +43,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
     env,
   );
   // Operational logs only: counts, sizes, durations, errors. Never span content.
-  const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' } });
+  const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' }, ...LOG_POLICY });
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
