@@ -7,7 +7,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { sanitizeRecord } from '../src/redact/sanitize';
+import { limitRecordUnredacted, sanitizeRecord } from '../src/redact/sanitize';
+import { redactString } from '../src/redact/secrets';
+import { NEAR_MISSES, SECRET_SHAPES } from '../test/helpers/secret-corpus';
 import { EventLog } from '../src/store/event-log';
 import { toRow } from '../src/store/row';
 import { startCollector } from '../test/helpers/daemon';
@@ -53,15 +55,45 @@ async function main() {
   if (want('collector')) {
     // Ceilings: one thread, no HTTP.
     results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
-    results.pipelineSpansPerSec = rate(2, (i) => {
+    const pipeline = (sanitize: typeof sanitizeRecord) => (i: number) => {
       const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
-      for (const ev of ex.events) toRow(ev, sanitizeRecord(ev.record, ev.contentField).json);
+      for (const ev of ex.events) toRow(ev, sanitize(ev.record, ev.contentField).json);
       return 100;
+    };
+    // Redaction's cost: the same pipeline with limits and markers but no redaction, in alternating
+    // slices and counted per CPU-second of this process, so other load on the machine cancels out.
+    const cpu = { on: 0, off: 0 };
+    const items = { on: 0, off: 0 };
+    for (let k = 0; k < 24; k++) {
+      const which = k % 2 === 0 ? 'off' : 'on';
+      const fn = pipeline(which === 'on' ? sanitizeRecord : limitRecordUnredacted);
+      const c0 = process.cpuUsage();
+      const t = performance.now();
+      let n = 0;
+      while (performance.now() - t < 150) n += fn(k * 100_000 + n);
+      const c = process.cpuUsage(c0);
+      if (k >= 4) {
+        cpu[which] += (c.user + c.system) / 1e6;
+        items[which] += n;
+      }
+    }
+    results.pipelineSpansPerCpuSec = items.on / cpu.on;
+    results.pipelineUnredactedSpansPerCpuSec = items.off / cpu.off;
+    results.pipelineSpansPerSec = rate(2, pipeline(sanitizeRecord));
+    const corpus = [...SECRET_SHAPES.map((s) => s.text), ...NEAR_MISSES.map((n) => n.text)];
+    results.corpusStringsPerSec = rate(1, () => {
+      for (const s of corpus) redactString(s);
+      return corpus.length;
     });
+    const huge = { result: `${'lorem ipsum token dolor key '.repeat(40_000)}password=hunter2hunter2` };
+    const t = performance.now();
+    for (let k = 0; k < 5; k++) sanitizeRecord({ ...extractGenAiEvents(decodeProtoTraces(body)).events[0]!.record, raw: { ...huge } });
+    results.hugeStringSanitizeMs = (performance.now() - t) / 5;
     const sample = extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
+    console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window)`);
     console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
 
     const c = await startCollector();

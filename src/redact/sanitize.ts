@@ -40,6 +40,8 @@ interface Pending {
 }
 
 interface Walk {
+  /** false only for the bench's baseline (limits and markers without redaction) */
+  redact: boolean;
   contentField: string | undefined;
   /** secret values seen anywhere in the event, replaced everywhere in the second step */
   found: Set<string>;
@@ -55,8 +57,17 @@ interface Walk {
  * record is too big.
  */
 export function sanitizeRecord(record: BeaconRecord, contentField?: ContentField): Sanitized {
+  return sanitize(record, contentField, true);
+}
+
+/** The same steps without any redaction: the baseline `npm run bench` measures redaction's cost against. */
+export function limitRecordUnredacted(record: BeaconRecord, contentField?: ContentField): Sanitized {
+  return sanitize(record, contentField, false);
+}
+
+function sanitize(record: BeaconRecord, contentField: ContentField | undefined, redact: boolean): Sanitized {
   const original = contentField ? getPath(record, contentField) : undefined;
-  const w: Walk = { contentField, found: new Set(), pending: [] };
+  const w: Walk = { redact, contentField, found: new Set(), pending: [] };
   const root = record as unknown as Record<string, unknown>;
   for (const section of Object.keys(root)) {
     if (NOT_REDACTED_SECTIONS.has(section)) continue;
@@ -102,7 +113,7 @@ export function sanitizeRecord(record: BeaconRecord, contentField?: ContentField
  */
 export function redactValue<T>(value: T): T {
   const holder: Record<string, unknown> = { value: structuredClone(value) };
-  const w: Walk = { contentField: undefined, found: new Set(), pending: [] };
+  const w: Walk = { redact: true, contentField: undefined, found: new Set(), pending: [] };
   walkNode(w, holder, Number.POSITIVE_INFINITY);
   if (w.found.size > 0) replaceKnown(holder, 'value', w.found);
   return holder.value as T;
@@ -128,7 +139,7 @@ function walkSection(w: Walk, node: Record<string, unknown>, section: string): v
     if (typeof v === 'string') {
       if (!NOT_REDACTED_PATHS.has(dotted)) visitString(w, node, key, limitFor(section, dotted), dotted);
     } else if (v !== null && typeof v === 'object') {
-      if (judgeName(key) !== 'plain') redactAll(w, node, key);
+      if (w.redact && judgeName(key) !== 'plain') redactAll(w, node, key);
       else walkNode(w, v as Record<string, unknown>, limit);
     }
   }
@@ -147,7 +158,7 @@ function walkNode(w: Walk, node: Record<string, unknown> | unknown[], limit: num
   for (const key of Object.keys(node)) {
     const v = node[key];
     if (v === null || v === undefined || typeof v === 'boolean') continue;
-    const verdict = judgeName(key);
+    const verdict = w.redact ? judgeName(key) : 'plain';
     if (verdict !== 'plain') {
       if (typeof v === 'string') {
         if (v !== '' && !NOT_A_VALUE.test(v) && secretValue(verdict, v)) {
@@ -184,7 +195,7 @@ function visitString(w: Walk, holder: Record<string, unknown>, key: string, limi
   // the content and the diff are redacted whole: their hashes cover the whole (redacted) text
   const windowed = !content && !diff && s.length > limit + WINDOW_SLACK;
   const text = windowed ? s.slice(0, limit + WINDOW_SLACK) : s;
-  const value = redactText(text, w.found);
+  const value = w.redact ? redactText(text, w.found) : text;
   if (value !== s) holder[key] = value;
   if (content || diff || windowed || value.length * 3 > limit) w.pending.push({ holder, key, limit, windowed, content, diff });
 }
