@@ -89,11 +89,16 @@ async function main() {
     const t = performance.now();
     for (let k = 0; k < 5; k++) sanitizeRecord({ ...extractGenAiEvents(decodeProtoTraces(body)).events[0]!.record, raw: { ...huge } });
     results.hugeStringSanitizeMs = (performance.now() - t) / 5;
+    // the worst shape found for the detectors: a 4 MB prompt of `pass: ` repeated, as primary content
+    const hostile = 'pass: '.repeat(700_000);
+    const t2 = performance.now();
+    sanitizeRecord({ ...extractGenAiEvents(decodeProtoTraces(body)).events[0]!.record, prompt: { text: hostile } }, 'prompt.text');
+    results.hostileContentSanitizeMs = performance.now() - t2;
     const sample = extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
-    console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window)`);
+    console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window); a hostile 4 MB prompt ${fmt(results.hostileContentSanitizeMs, 0)} ms (its first 64 Ki characters)`);
     console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
 
     const c = await startCollector();

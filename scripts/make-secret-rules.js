@@ -145,6 +145,21 @@ function toJs(re) {
   return out;
 }
 
+/**
+ * gitleaks' keyword-assignment rules begin `[\w.-]{0,50}?` (sometimes twice, nested): a lazy prefix
+ * that can match nothing, so it never changes which secret a rule finds — but a backtracking engine
+ * tries it at every position, which costs seconds on a long line (RE2 does not backtrack). Removed.
+ */
+function unanchorPrefix(source) {
+  const PREFIX = '[\\w.-]{0,50}?';
+  let out = source;
+  for (;;) {
+    if (out.startsWith(PREFIX)) out = out.slice(PREFIX.length);
+    else if (out.startsWith(`(?:${PREFIX}`)) out = `(?:${out.slice(3 + PREFIX.length)}`;
+    else return out;
+  }
+}
+
 const rules = [];
 const skipped = [];
 for (const r of doc.rules) {
@@ -153,7 +168,7 @@ for (const r of doc.rules) {
   if (r.path) { skipped.push({ id: r.id, why: 'applies to one file type only (Beacon sees strings, not files)' }); continue; }
   let source;
   try {
-    source = toJs(r.regex);
+    source = unanchorPrefix(toJs(r.regex));
     new RegExp(source, 'g'); // eslint-disable-line no-new
   } catch (e) {
     skipped.push({ id: r.id, why: `regex not convertible: ${e.message}` });

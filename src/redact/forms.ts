@@ -36,12 +36,13 @@ function valueAt(s: string, p: number, lineMode: boolean): Span | undefined {
   if (c === '\\' && (s[p + 1] === '"' || s[p + 1] === "'")) {
     start = p + 2;
     end = s.indexOf(`\\${s[p + 1]}`, start);
-    if (end < 0) end = lineEnd(s, start);
+    if (end < 0 || end - start > MAX_VALUE) end = lineEnd(s, start);
   } else if (c === '"' || c === "'" || c === '`') {
     start = p + 1;
     end = start;
-    while (end < s.length && s[end] !== c && s[end] !== '\n') end += s[end] === '\\' && c === '"' ? 2 : 1;
-    end = Math.min(end, s.length);
+    const stop = Math.min(s.length, start + MAX_VALUE);
+    while (end < stop && s[end] !== c && s[end] !== '\n') end += s[end] === '\\' && c === '"' ? 2 : 1;
+    end = Math.min(end, stop);
   } else if (lineMode) {
     end = lineEnd(s, p);
     const hash = s.slice(p, end).search(/\s#/);
@@ -76,16 +77,23 @@ function valueAt(s: string, p: number, lineMode: boolean): Span | undefined {
   return end > start ? { start, end } : undefined;
 }
 
+/** A value is at most this long: longer secrets (PEM blocks) have their own rules, and every scan stays bounded. */
+const MAX_VALUE = 1024;
+
 function lineEnd(s: string, from: number): number {
-  const n = s.indexOf('\n', from);
-  const end = n < 0 ? s.length : n;
+  let end = from;
+  const stop = Math.min(s.length, from + MAX_VALUE);
+  while (end < stop && s[end] !== '\n') end++;
   return end > from && s[end - 1] === '\r' ? end - 1 : end;
 }
 
 /** Only whitespace, a diff marker, a YAML list dash or `export` before `at` on its line: a YAML/INI/.env line. */
 function startsLine(s: string, at: number): boolean {
-  const from = s.lastIndexOf('\n', at - 1) + 1;
-  return at - from <= 40 && /^[ \t]*[+-]?[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?$/.test(s.slice(from, at));
+  let from = at;
+  // at most 40 characters back: a prefix that long is no line start (and a line with no newline stays linear)
+  while (from > 0 && at - from <= 40 && s[from - 1] !== '\n') from--;
+  if (from > 0 && s[from - 1] !== '\n') return false;
+  return /^[ \t]*[+-]?[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?$/.test(s.slice(from, at));
 }
 
 function keep(s: string, span: Span | undefined, verdict: NameVerdict, out: Span[]): void {
@@ -159,10 +167,10 @@ export const DETECTORS: readonly Detector[] = [
   // URL userinfo: scheme://user:password@host (the password), scheme://TOKEN@host (a token-like user)
   pattern('url-userinfo-password', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s/?#@"'<>]+)@/dg, 1),
   pattern('url-userinfo-token', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s/?#@"'<>:]{16,})@/dg, 1, (v) => /\d/.test(v)),
-  pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]*?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
-  pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]*?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
-  pattern('sshpass-p', 'beacon', ['sshpass'], /\bsshpass\b[^\n;|&]*?[ \t]-p[ \t]*(["']?)([^\s"']+)\1/dg, 2),
-  pattern('docker-login-p', 'beacon', ['docker'], /\bdocker\b[^\n;|&]*?\blogin\b[^\n;|&]*?[ \t]-p[ \t]+(["']?)([^\s"']+)\1/dg, 2),
+  pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]{0,300}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
+  pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,300}?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
+  pattern('sshpass-p', 'beacon', ['sshpass'], /\bsshpass\b[^\n;|&]{0,300}?[ \t]-p[ \t]*(["']?)([^\s"']+)\1/dg, 2),
+  pattern('docker-login-p', 'beacon', ['docker'], /\bdocker\b[^\n;|&]{0,300}?\blogin\b[^\n;|&]{0,300}?[ \t]-p[ \t]+(["']?)([^\s"']+)\1/dg, 2),
   pattern('pem-private-key', 'beacon', ['-----begin'], /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|$)/dg),
   pattern('bearer-token', 'go-beacon', ['bearer'], /\bbearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/dgi, 1, TOKEN_LIKE),
   pattern('sk-key', 'go-beacon', ['sk-'], /\bsk-[A-Za-z0-9_-]{20,}/dg),

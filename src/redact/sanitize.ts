@@ -18,6 +18,13 @@ const STRUCTURED_SECTIONS = new Set(['gen_ai', 'mcp', 'raw']);
  * tool result costs no more than 12 KiB of scanning.
  */
 const WINDOW_SLACK = 8192;
+/**
+ * The primary content and the diff are redacted whole, so their hashes cover the whole redacted
+ * text — up to this many characters (the event cap is 64 KiB anyway); past it, the hash covers
+ * the redacted first 64 Ki characters and the marker says truncated. This bounds the scan of a
+ * hostile multi-megabyte prompt.
+ */
+const CONTENT_WINDOW = 65536;
 const NOT_A_VALUE = /^(?:true|false|null|\[REDACTED\])$/i;
 
 export interface Sanitized {
@@ -192,9 +199,9 @@ function visitString(w: Walk, holder: Record<string, unknown>, key: string, limi
   const s = holder[key] as string;
   const content = dotted !== '' && dotted === w.contentField;
   const diff = dotted === 'file.diff';
-  // the content and the diff are redacted whole: their hashes cover the whole (redacted) text
-  const windowed = !content && !diff && s.length > limit + WINDOW_SLACK;
-  const text = windowed ? s.slice(0, limit + WINDOW_SLACK) : s;
+  const window = content || diff ? CONTENT_WINDOW : limit + WINDOW_SLACK;
+  const windowed = s.length > window;
+  const text = windowed ? dropLoneSurrogate(s.slice(0, window)) : s;
   const value = w.redact ? redactText(text, w.found) : text;
   if (value !== s) holder[key] = value;
   if (content || diff || windowed || value.length * 3 > limit) w.pending.push({ holder, key, limit, windowed, content, diff });

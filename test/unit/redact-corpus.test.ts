@@ -90,6 +90,18 @@ describe('redaction corpus, in records', () => {
     assert.equal(a.content!.hash, b.content!.hash);
   });
 
+  it('hostile huge content is redacted over its first 64 Ki characters, hashed as stored, marked cut', () => {
+    const { createHash } = require('node:crypto') as typeof import('node:crypto');
+    const text = `token=${'q'.repeat(30)} ${'pass: '.repeat(200_000)}`;
+    const r = record({ prompt: { text } });
+    sanitizeRecord(r, 'prompt.text');
+    assert.ok(!r.prompt!.text!.includes('qqqqqqqq'));
+    assert.equal(r.content!.truncated, true);
+    assert.equal(r.content!.bytes, text.length);
+    assert.equal(r.content!.hash!.length, 64);
+    assert.notEqual(r.content!.hash, createHash('sha256').update(text).digest('hex'));
+  });
+
   it('repository URLs lose their credentials', () => {
     const r = record({ repository: 'https://bob:s3cretpass@github.com/acme/api.git' });
     sanitizeRecord(r);
