@@ -66,7 +66,8 @@ function otlpSpans(): { spans: SpanSpec[]; resource: Record<string, string> } {
       },
     });
   });
-  return { spans, resource: { 'service.name': 'goose', 'service.version': '1.47.0', 'deployment.note': SECRET_SHAPES[0]!.text } };
+  // user.name is the resource attribute Beacon stores (as user.name)
+  return { spans, resource: { 'service.name': 'goose', 'service.version': '1.47.0', 'user.name': `alice ${SECRET_SHAPES.find((x) => x.name === 'postgres url')!.text}` } };
 }
 
 function hookRuns(log: string): Promise<HookRun>[] {
@@ -147,6 +148,11 @@ describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES
     for (const m of ['otlp', 'hook', 'stream']) assert.ok(evs.filter((e) => e.harness.collection_method === m).length >= ALL.length, `${m} events stored`);
     assert.ok(evs.some((e) => e.file?.diff), 'edit/write diffs stored');
     assert.ok(evs.some((e) => e.reasoning?.text), 'reasoning stored');
+    const otlp = evs.filter((e) => e.harness.collection_method === 'otlp');
+    assert.ok(otlp.some((e) => e.raw?.attributes?.['custom.note']), 'OTLP span attributes stored in raw');
+    assert.ok(otlp.some((e) => e.user?.name?.startsWith('alice DATABASE_URL=postgres://app:[REDACTED]@')), 'OTLP resource attribute stored, redacted');
+    assert.ok(otlp.some((e) => e.gen_ai?.tool?.call?.arguments?.env && e.gen_ai.tool.call.result), 'OTLP tool arguments (parsed) and results stored');
+    assert.ok(evs.some((e) => e.harness.collection_method === 'hook' && e.mcp && e.gen_ai?.tool?.call?.arguments?.body), 'MCP arguments stored');
   });
 
   it('no part of any secret in beacon events --json', () => {
