@@ -7,15 +7,15 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { limitRecordUnredacted, sanitizeRecord } from '../src/redact/sanitize';
+import { EventLog } from '../src/store/event-log';
+import { toRows } from '../src/ingest/rows';
+import { limitRecordUnredacted } from '../src/redact/sanitize';
 import { redactString } from '../src/redact/secrets';
 import { NEAR_MISSES, SECRET_SHAPES } from '../test/helpers/secret-corpus';
-import { EventLog } from '../src/store/event-log';
-import { toRow } from '../src/store/row';
 import { startCollector } from '../test/helpers/daemon';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
-import { benchHooks } from './hooks';
+import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
 
@@ -55,9 +55,10 @@ async function main() {
   if (want('collector')) {
     // Ceilings: one thread, no HTTP.
     results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
-    const pipeline = (sanitize: typeof sanitizeRecord) => (i: number) => {
+    const pipeline = (unredacted: boolean) => (i: number) => {
       const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
-      for (const ev of ex.events) toRow(ev, sanitize(ev.record, ev.contentField).json);
+      if (unredacted) toRows(ex.events, limitRecordUnredacted);
+      else toRows(ex.events);
       return 100;
     };
     // Redaction's cost: the same pipeline with limits and markers but no redaction, in alternating
@@ -66,7 +67,7 @@ async function main() {
     const items = { on: 0, off: 0 };
     for (let k = 0; k < 24; k++) {
       const which = k % 2 === 0 ? 'off' : 'on';
-      const fn = pipeline(which === 'on' ? sanitizeRecord : limitRecordUnredacted);
+      const fn = pipeline(which === 'off');
       const c0 = process.cpuUsage();
       const t = performance.now();
       let n = 0;
@@ -79,22 +80,28 @@ async function main() {
     }
     results.pipelineSpansPerCpuSec = items.on / cpu.on;
     results.pipelineUnredactedSpansPerCpuSec = items.off / cpu.off;
-    results.pipelineSpansPerSec = rate(2, pipeline(sanitizeRecord));
+    results.pipelineSpansPerSec = rate(2, pipeline(false));
     const corpus = [...SECRET_SHAPES.map((s) => s.text), ...NEAR_MISSES.map((n) => n.text)];
     results.corpusStringsPerSec = rate(1, () => {
       for (const s of corpus) redactString(s);
       return corpus.length;
     });
+    const first = () => extractGenAiEvents(decodeProtoTraces(body)).events[0]!;
     const huge = { result: `${'lorem ipsum token dolor key '.repeat(40_000)}password=hunter2hunter2` };
     const t = performance.now();
-    for (let k = 0; k < 5; k++) sanitizeRecord({ ...extractGenAiEvents(decodeProtoTraces(body)).events[0]!.record, raw: { ...huge } });
+    for (let k = 0; k < 5; k++) {
+      const ev = first();
+      ev.record.raw = { ...huge };
+      toRows([ev]);
+    }
     results.hugeStringSanitizeMs = (performance.now() - t) / 5;
     // the worst shape found for the detectors: a 4 MB prompt of `pass: ` repeated, as primary content
-    const hostile = 'pass: '.repeat(700_000);
+    const hostile = first();
+    hostile.record.prompt = { text: 'pass: '.repeat(700_000) };
     const t2 = performance.now();
-    sanitizeRecord({ ...extractGenAiEvents(decodeProtoTraces(body)).events[0]!.record, prompt: { text: hostile } }, 'prompt.text');
+    toRows([hostile]);
     results.hostileContentSanitizeMs = performance.now() - t2;
-    const sample = extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
+    const sample = toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
@@ -126,6 +133,7 @@ async function main() {
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());
+  if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
   console.log(`\nJSON ${JSON.stringify(results)}`);

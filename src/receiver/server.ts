@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { EventLogWriter } from '../store/event-log-writer';
+import type { QueuedEventSink } from '../ingest/sink';
 import { decodeContent, encodingOf } from './body';
 import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
 import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from './decode-proto';
@@ -12,10 +12,13 @@ import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
 
 export interface ReceiverOptions {
-  writer: EventLogWriter;
+  /** the collector's writer thread, or any queued sink */
+  writer: QueuedEventSink;
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
+  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
+  healthExtras?: () => Record<string, unknown>;
 }
 
 export interface Receiver {
@@ -63,7 +66,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req) => {
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
