@@ -42,6 +42,8 @@ interface Pending {
   windowed: boolean;
   /** the event's primary content: its hash goes in the content marker */
   content: boolean;
+  /** the content's text before redaction (windowed as redacted), to tell whether redaction changed it */
+  unredacted?: string;
   /** file.diff: its hash is file.diff_hash */
   diff: boolean;
 }
@@ -77,7 +79,10 @@ function sanitize(record: BeaconRecord, contentField: ContentField | undefined, 
   const w: Walk = { redact, contentField, found: new Set(), pending: [] };
   const root = record as unknown as Record<string, unknown>;
   for (const section of Object.keys(root)) {
-    if (NOT_REDACTED_SECTIONS.has(section)) continue;
+    if (NOT_REDACTED_SECTIONS.has(section)) {
+      limitOnly(root, section, limitFor(section, '')); // identifiers are not redacted, but limited all the same
+      continue;
+    }
     const v = root[section];
     if (typeof v === 'string') visitString(w, root, section, limitFor(section, ''), '');
     else if (v !== null && typeof v === 'object') walkSection(w, v as Record<string, unknown>, section);
@@ -88,10 +93,14 @@ function sanitize(record: BeaconRecord, contentField: ContentField | undefined, 
   }
 
   let contentTruncated = false;
+  let contentRedacted = false;
   let contentFull: string | undefined;
   for (const p of w.pending) {
     const full = p.holder[p.key] as string;
-    if (p.content) contentFull = full;
+    if (p.content) {
+      contentFull = full;
+      contentRedacted = full !== p.unredacted;
+    }
     if (p.diff && record.file) record.file.diff_hash = sha256(full);
     const cut = truncateString(full, p.limit);
     let value = cut.value;
@@ -108,7 +117,7 @@ function sanitize(record: BeaconRecord, contentField: ContentField | undefined, 
       hash: sha256(stored),
       bytes: Buffer.byteLength(original, 'utf8'),
       ...(contentTruncated ? { truncated: true } : {}),
-      ...(stored !== original ? { redacted: true } : {}),
+      ...(contentRedacted ? { redacted: true } : {}),
     };
   }
   return { record, json: capRecord(record) };
@@ -144,7 +153,8 @@ function walkSection(w: Walk, node: Record<string, unknown>, section: string): v
     const v = node[key];
     const dotted = `${section}.${key}`;
     if (typeof v === 'string') {
-      if (!NOT_REDACTED_PATHS.has(dotted)) visitString(w, node, key, limitFor(section, dotted), dotted);
+      if (NOT_REDACTED_PATHS.has(dotted)) limitOnly(node, key, limitFor(section, dotted));
+      else visitString(w, node, key, limitFor(section, dotted), dotted);
     } else if (v !== null && typeof v === 'object') {
       if (w.redact && judgeName(key) !== 'plain') redactAll(w, node, key);
       else walkNode(w, v as Record<string, unknown>, limit);
@@ -204,7 +214,18 @@ function visitString(w: Walk, holder: Record<string, unknown>, key: string, limi
   const text = windowed ? dropLoneSurrogate(s.slice(0, window)) : s;
   const value = w.redact ? redactText(text, w.found) : text;
   if (value !== s) holder[key] = value;
-  if (content || diff || windowed || value.length * 3 > limit) w.pending.push({ holder, key, limit, windowed, content, diff });
+  if (content || diff || windowed || value.length * 3 > limit) w.pending.push({ holder, key, limit, windowed, content, diff, ...(content ? { unredacted: text } : {}) });
+}
+
+/** Cuts every string under `holder[key]` to `limit` bytes, redacting nothing. */
+function limitOnly(holder: Record<string, unknown>, key: string, limit: number): void {
+  const v = holder[key];
+  if (typeof v === 'string') {
+    if (v.length * 3 > limit) holder[key] = truncateString(v, limit).value;
+  } else if (v !== null && typeof v === 'object') {
+    const obj = v as Record<string, unknown>;
+    for (const k of Object.keys(obj)) limitOnly(obj, k, limit);
+  }
 }
 
 function replaceKnown(holder: Record<string, unknown>, key: string, found: ReadonlySet<string>): void {

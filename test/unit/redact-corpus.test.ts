@@ -102,6 +102,15 @@ describe('redaction corpus, in records', () => {
     assert.notEqual(r.content!.hash, createHash('sha256').update(text).digest('hex'));
   });
 
+  it('identifiers and paths are not redacted but still limited; a cut without a secret is not "redacted"', () => {
+    const r = record({ session: { id: `token=${'s'.repeat(5000)}` }, tool: { path: `/p/${'d'.repeat(3000)}` }, prompt: { text: 'w'.repeat(90_000) } });
+    sanitizeRecord(r, 'prompt.text');
+    assert.ok(r.session!.id!.startsWith('token=sss') && Buffer.byteLength(r.session!.id!) <= 4096);
+    assert.ok(Buffer.byteLength(r.tool!.path!) <= 2048);
+    assert.equal(r.content!.truncated, true);
+    assert.equal(r.content!.redacted, undefined);
+  });
+
   it('repository URLs lose their credentials', () => {
     const r = record({ repository: 'https://bob:s3cretpass@github.com/acme/api.git' });
     sanitizeRecord(r);
