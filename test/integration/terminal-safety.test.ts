@@ -3,7 +3,7 @@
  * characters (ESC sequences, C1, bidi overrides) that an agent put into a prompt, a stream or a file.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -36,6 +36,19 @@ describe('terminal safety of recorded content', () => {
     const r = runBeacon(['events', '--log', log, '--json']);
     assertSafe(r.stdout, 'events --json');
     assert.equal(JSON.parse(r.stdout.trim()).prompt.text, HOSTILE);
+  });
+
+  it('beacon events --follow (table and --json) escapes them too', async () => {
+    for (const extra of [[], ['--json']]) {
+      const child = spawn(process.execPath, [BEACON_BIN, 'events', '--follow', '--since', '30d', '--log', log, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      for (let i = 0; i < 200 && !out.includes('red'); i++) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('exit', r));
+      assert.ok(out.includes('\\u001b[31mred'), out);
+      assertSafe(out, `events --follow ${extra.join(' ')}`);
+    }
   });
 
   it('beacon stream goose prints harness events escaped (and redacted)', () => {
