@@ -24,6 +24,9 @@ function what(r: Rec): string {
     const provider = r.gen_ai?.provider?.name;
     return [provider, r.model].filter(Boolean).join(' ');
   }
+  // goose's security, egress and counter records: their message says what they found
+  if (r.network?.destination) return oneLine(`${r.network.direction ?? ''} ${r.network.destination}${r.gen_ai?.tool?.call?.id ? ` (call ${r.gen_ai.tool.call.id})` : ''}`, 60);
+  if (r.security || r.metric) return oneLine(`${r.tool?.name ? `${r.tool.name}: ` : ''}${r.message ?? ''}`, 60);
   const s = r.command?.command ?? r.file?.path ?? (r.mcp ? `${r.mcp.server}/${r.mcp.tool}` : undefined) ?? r.tool?.name ?? r.prompt?.text ?? r.message ?? '';
   return oneLine(String(s), 60);
 }

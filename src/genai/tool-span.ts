@@ -17,6 +17,9 @@ export function extractToolSpan(span: SpanRecord): (StoredEvent & { contentField
   const result = a['gen_ai.tool.call.result'] !== undefined ? structuredAttr(a['gen_ai.tool.call.result']) : undefined;
   const output = structuredAttr(a.output);
   const errorType = stringAttr(a, 'error.type');
+  // goose ≥ 1.50: a PreToolUse policy hook refused the call (or failed with on_failure: block). A policy
+  // decision, not a tool failure: the call never ran.
+  if (errorType === 'hook_denied' || errorType === 'hook_failed') return hookRefusal(span, errorType, toolName, callId, args);
   const failed =
     errorType !== undefined ||
     span.status.code === SPAN_STATUS_ERROR ||
@@ -53,9 +56,38 @@ export function extractToolSpan(span: SpanRecord): (StoredEvent & { contentField
     record.message = cls.message;
   }
   record.raw = rawSection(span);
+  // goose's default loop marks no failure on its tool span: only the (capture-gated) output or result
+  // says how the call ended. Without them the outcome is unknown, never a claimed success. The opt-in
+  // loop's `execute_tool` span sets error.type on every failure, so there no error means success.
+  if (!failed && output === undefined && result === undefined && span.name !== 'execute_tool') {
+    record.message = `${cls.message}; outcome not exported (goose content capture is off)`;
+    record.raw.outcome = 'unknown';
+  }
 
   const contentField: ContentField | undefined = record.file?.diff ? 'file.diff' : record.command?.command ? 'command.command' : undefined;
   return { record, timeUnixNano: span.startTimeUnixNano, ...(contentField ? { contentField } : {}) };
+}
+
+/**
+ * `hook_denied` → `approval.denied` (a policy denial), `hook_failed` → `policy.hook_failed` (a policy
+ * hook could not complete and its `on_failure: block` refused the call). Joined to the hook path's
+ * events by the call id; never `tool.failed`.
+ */
+function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown) {
+  const denied = errorType === 'hook_denied';
+  const record = baseRecord(span, denied ? 'approval.denied' : 'policy.hook_failed', denied ? 'approval' : 'policy', 'observed');
+  const cls = classifyGooseTool(toolName ?? '', args, { failed: true });
+  if (!('consumed' in cls)) applyToolClassification(record, cls);
+  if (!toolName) delete record.tool?.name;
+  record.severity = denied ? 'high' : 'medium';
+  const reason = denied ? 'a PreToolUse policy hook denied the tool call' : 'a PreToolUse policy hook could not complete (on_failure: block)';
+  record.approval = { required: false, decision: 'deny', reason };
+  record.policy = { name: 'goose.hooks', decision: 'deny', enforcement: 'enforce', reason };
+  record.error = { type: errorType };
+  record.gen_ai = { operation: { name: 'execute_tool' }, tool: { ...(toolName ? { name: toolName } : {}), ...(callId ? { call: { id: callId } } : {}) } };
+  record.message = denied ? 'Tool call denied by a goose policy hook' : 'Tool call refused: a goose policy hook failed';
+  record.raw = rawSection(span);
+  return { record, timeUnixNano: span.startTimeUnixNano };
 }
 
 /** The shell's exit code, from the tool result's structuredContent (goose's developer shell reports it). */

@@ -4,9 +4,10 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
 import type { EventLogWriter } from '../store/event-log-writer';
 import { decodeContent, encodingOf } from './body';
-import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
-import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from './decode-proto';
+import { decodeJsonLogs, decodeJsonMetrics, decodeJsonTraces } from './decode-json';
+import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from './decode-proto';
 import { ingestTraces } from './ingest';
+import { ingestLogs, ingestMetrics } from './ingest-signals';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
@@ -103,12 +104,17 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
         stats.inserted += r.inserted;
         stats.duplicates += r.duplicates;
         stats.rejected += r.rejected;
-      } else if (signal === 'metrics') {
-        items = encoding === 'protobuf' ? countProtoMetrics(body) : countJsonMetrics(body);
-        stats.metricPoints += items;
       } else {
-        items = encoding === 'protobuf' ? countProtoLogs(body) : countJsonLogs(body);
-        stats.logRecords += items;
+        const r = signal === 'metrics'
+          ? await ingestMetrics(encoding === 'protobuf' ? decodeProtoMetrics(body) : decodeJsonMetrics(body), writer, logger)
+          : await ingestLogs(encoding === 'protobuf' ? decodeProtoLogs(body) : decodeJsonLogs(body), writer, logger);
+        items = r.items;
+        rejected = r.rejected;
+        message = r.message;
+        if (signal === 'metrics') stats.metricPoints += r.items;
+        else stats.logRecords += r.items;
+        stats.inserted += r.inserted;
+        stats.duplicates += r.duplicates;
       }
     }
     stats.exports++;
