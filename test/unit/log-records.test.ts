@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractLogEvents } from '../../src/genai/log-records';
+import { decodeJsonLogs } from '../../src/receiver/decode-json';
 import { decodeProtoLogs } from '../../src/receiver/decode-proto';
 import {
   adversary, analysisComplete, approvalRequest, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed,
@@ -126,5 +127,28 @@ describe('goose security log records → events', () => {
     const b = extract(logs);
     assert.equal(a.length, 1);
     assert.deepEqual(a.map((e) => e.record.event.id), b.map((e) => e.record.event.id));
+  });
+});
+
+describe('log decoders', () => {
+  it('protobuf and JSON encodings of the same SDK log records decode to identical records (OTel JS serializers)', async () => {
+    const { LoggerProvider, SimpleLogRecordProcessor, InMemoryLogRecordExporter } = await import('@opentelemetry/sdk-logs');
+    const { JsonLogsSerializer, ProtobufLogsSerializer } = await import('@opentelemetry/otlp-transformer');
+    const { resourceFromAttributes } = await import('@opentelemetry/resources');
+    const memory = new InMemoryLogRecordExporter();
+    const provider = new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'goose' }), processors: [new SimpleLogRecordProcessor({ exporter: memory })] });
+    const logger = provider.getLogger('goose::security::egress_inspector');
+    logger.emit({ severityNumber: 9, severityText: 'INFO', body: 'network egress detected', eventName: 'event egress_inspector.rs:355', attributes: { 'security.event_type': 'egress', 'network.domain': 'a.example', 'security.confidence': 0.5, n: 3, ok: true } });
+    logger.emit({ severityNumber: 13, body: { nested: ['x', 1] }, attributes: { k: 'v' } });
+    await provider.forceFlush();
+    const records = memory.getFinishedLogRecords();
+    const fromProto = decodeProtoLogs(Buffer.from(ProtobufLogsSerializer.serializeRequest(records)!));
+    const fromJson = decodeJsonLogs(Buffer.from(JsonLogsSerializer.serializeRequest(records)!));
+    assert.equal(fromProto.length, 2);
+    assert.deepEqual(fromJson, fromProto);
+    assert.equal(fromProto[0]!.scope.name, 'goose::security::egress_inspector');
+    assert.equal(fromProto[0]!.eventName, 'event egress_inspector.rs:355');
+    assert.deepEqual(fromProto[1]!.body, { nested: ['x', 1] });
+    await provider.shutdown();
   });
 });
