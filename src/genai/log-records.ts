@@ -2,11 +2,10 @@ import { newRecord } from '../model/envelope';
 import { callEventId, contentEventId } from '../model/event-id';
 import { normalizeHarnessName } from '../model/harness';
 import type { LogRecord } from '../model/otlp-signals';
-import type { BeaconRecord, SecurityFields, Severity } from '../model/record';
+import type { BeaconRecord, ContentField, SecurityFields, Severity, StoredEvent } from '../model/record';
 import { nowUnixNano } from '../model/time';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
-import type { ExtractedEvent } from './extract';
 
 /**
  * goose's security and approval log records → Beacon events. goose's tool-inspection layer
@@ -33,8 +32,11 @@ import type { ExtractedEvent } from './extract';
  * record belongs to (goose's egress record carries no call id). The scan without an action
  * ("analysis complete") repeats the per-call records and makes none either.
  */
+/** An event made from a log record (the content field marks a flagged command). */
+export type LogEvent = StoredEvent & { contentField?: ContentField };
+
 export interface LogExtraction {
-  events: ExtractedEvent[];
+  events: LogEvent[];
   /** records with a `security.event_type` that made (or joined) an event */
   security: number;
 }
@@ -87,7 +89,7 @@ function turnKey(rec: LogRecord): string {
   return rec.spanId ? `${rec.traceId}/${rec.spanId}` : `session/${stringAttr(rec.attributes, 'session.id') ?? ''}`;
 }
 
-function securityEvent(rec: LogRecord, type: string, joins: Joins): ExtractedEvent | undefined {
+function securityEvent(rec: LogRecord, type: string, joins: Joins): LogEvent | undefined {
   const a = rec.attributes;
   const action = stringAttr(a, 'security.action')?.toUpperCase();
   const callId = stringAttr(a, 'tool.request_id');
@@ -161,7 +163,7 @@ function securityEvent(rec: LogRecord, type: string, joins: Joins): ExtractedEve
  * One approval request per call, whichever record says it: the security inspector's ALERT (both
  * loops) and the opt-in loop's `approval_request` get the same id, so the second adds nothing.
  */
-function approvalRequested(rec: LogRecord, callId: string, toolName: string | undefined, reason: string | undefined): ExtractedEvent {
+function approvalRequested(rec: LogRecord, callId: string, toolName: string | undefined, reason: string | undefined): LogEvent {
   const ev = event(rec, 'approval.requested', 'approval', 'medium', 'goose asked the user to approve a flagged tool call',
     { callId, toolName, id: callEventId(sessionOf(rec), 'approval.requested', callId) });
   ev.record.approval = { required: true, ...optional('reason', reason) };
@@ -175,7 +177,7 @@ interface EventOptions {
   id?: string;
 }
 
-function event(rec: LogRecord, action: string, category: string, severity: Severity, message: string, o: EventOptions): ExtractedEvent {
+function event(rec: LogRecord, action: string, category: string, severity: Severity, message: string, o: EventOptions): LogEvent {
   const a = rec.attributes;
   // goose's appender never sets the event time: the SDK's observed time is when goose logged it.
   const time = rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
@@ -242,7 +244,7 @@ function flaggedCall(r: BeaconRecord, callJson: string | undefined): void {
   r.gen_ai = { tool: { ...r.gen_ai?.tool, name, call: { ...r.gen_ai?.tool?.call, ...(args !== undefined ? { arguments: args } : {}) } } };
 }
 
-function withContent(ev: ExtractedEvent): ExtractedEvent {
+function withContent(ev: LogEvent): LogEvent {
   if (ev.record.command?.command) ev.contentField = 'command.command';
   return ev;
 }

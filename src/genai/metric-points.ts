@@ -2,11 +2,10 @@ import { newRecord } from '../model/envelope';
 import { contentEventId } from '../model/event-id';
 import { normalizeHarnessName } from '../model/harness';
 import type { MetricPoint } from '../model/otlp-signals';
-import type { MetricSummary } from '../model/record';
+import type { MetricSummary, StoredEvent } from '../model/record';
 import { formatTimestamp } from '../model/time';
 import type { Attributes } from '../model/span';
 import { stringAttr } from './attributes';
-import type { ExtractedEvent } from './extract';
 
 /**
  * goose's counters kept, and the attributes each is summarized by. goose's metrics layer puts every
@@ -40,7 +39,7 @@ const COUNTERS: Record<string, readonly string[]> = {
  * goose's counter points carry no session id (its metrics layer sees only the event's own fields),
  * so a summary belongs to a goose process and its user, not to a session.
  */
-export function extractMetricEvents(points: readonly MetricPoint[]): ExtractedEvent[] {
+export function extractMetricEvents(points: readonly MetricPoint[]): StoredEvent[] {
   const series = new Map<string, MetricPoint[]>();
   for (const p of points) {
     if (p.kind !== 'sum' || !(p.metric in COUNTERS)) continue;
@@ -49,12 +48,12 @@ export function extractMetricEvents(points: readonly MetricPoint[]): ExtractedEv
     list.push(p);
     series.set(key, list);
   }
-  const out: ExtractedEvent[] = [];
+  const out: StoredEvent[] = [];
   for (const [key, list] of series) out.push(summaryEvent(key, list));
   return out;
 }
 
-function summaryEvent(seriesKey: string, points: MetricPoint[]): ExtractedEvent {
+function summaryEvent(seriesKey: string, points: MetricPoint[]): StoredEvent {
   const first = points[0]!;
   const kept = COUNTERS[first.metric]!;
   const groups = new Map<string, { attributes: Record<string, string | number | boolean>; value: number }>();

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
-import type { ExtractedEvent } from '../genai/extract';
-import { extractLogEvents } from '../genai/log-records';
+import { extractLogEvents, type LogEvent } from '../genai/log-records';
 import { extractMetricEvents } from '../genai/metric-points';
 import { BeaconError } from '../model/errors';
 import type { LogRecord, MetricPoint } from '../model/otlp-signals';
 import { sanitizeRecord } from '../redact/sanitize';
-import type { EventLogWriter } from '../store/event-log-writer';
 import { toRow, type EventRow } from '../store/row';
+
+/** Where rows go: the collector's writer thread (any sink that commits rows and says what it inserted). */
+interface RowSink {
+  append(rows: EventRow[]): Promise<{ inserted: number; duplicates: number }>;
+}
 
 export interface SignalIngestResult {
   /** log records or data points in the export */
@@ -20,13 +23,13 @@ export interface SignalIngestResult {
 }
 
 /** One logs export: goose's security and approval records → events → the log; every other record is counted only. */
-export async function ingestLogs(records: readonly LogRecord[], writer: EventLogWriter, logger: Logger): Promise<SignalIngestResult> {
+export async function ingestLogs(records: readonly LogRecord[], writer: RowSink, logger: Logger): Promise<SignalIngestResult> {
   const { events } = extractLogEvents(records);
   return storeEvents(records.length, events, writer, logger, 'log records');
 }
 
 /** One metrics export: goose's counters → one summary event per counter and goose process. */
-export async function ingestMetrics(decoded: { points: readonly MetricPoint[]; dataPoints: number }, writer: EventLogWriter, logger: Logger): Promise<SignalIngestResult> {
+export async function ingestMetrics(decoded: { points: readonly MetricPoint[]; dataPoints: number }, writer: RowSink, logger: Logger): Promise<SignalIngestResult> {
   return storeEvents(decoded.dataPoints, extractMetricEvents(decoded.points), writer, logger, 'data points');
 }
 
@@ -34,7 +37,7 @@ export async function ingestMetrics(decoded: { points: readonly MetricPoint[]; d
  * redact/limit → row → commit, as the trace path does. The one place to re-point at the ingest
  * stage's `ingestEvents(events, sink)` once it exists.
  */
-async function storeEvents(items: number, events: ExtractedEvent[], writer: EventLogWriter, logger: Logger, what: string): Promise<SignalIngestResult> {
+async function storeEvents(items: number, events: LogEvent[], writer: RowSink, logger: Logger, what: string): Promise<SignalIngestResult> {
   const rows: EventRow[] = [];
   const reasons: string[] = [];
   for (const ev of events) {

@@ -95,7 +95,7 @@ const ALLOWS = new Set(['allow_once', 'always_allow']);
  * goose's confirmation request → `approval.requested`; the user's answer → `approval.allowed` or
  * `approval.denied`. Keyed by the call id, like the OTLP path's approval records.
  */
-function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: bigint, sessionId?: string): StreamRecord {
+function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: bigint, sessionId?: string): StoredEvent {
   const action = a.decision === undefined ? 'approval.requested' : ALLOWS.has(a.decision) ? 'approval.allowed' : 'approval.denied';
   const message = a.decision === undefined ? 'goose asked the user to confirm a tool call' : `User answered a tool confirmation: ${a.decision}`;
   const r = base(ns, action, 'approval', callEventId(sessionId ?? 'stream', action, a.callId), sessionId, message);
