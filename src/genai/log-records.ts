@@ -84,6 +84,16 @@ function joinIndex(records: readonly LogRecord[]): Joins {
   return joins;
 }
 
+/**
+ * The call whose egress inspection listed this destination: goose joins a call's new destinations
+ * with ", " after "Egress destinations detected: ". An exact entry wins over a mere substring (one
+ * URL can be the prefix of another call's).
+ */
+function egressCall(results: { reason: string; callId: string }[], destination: string): { callId: string } | undefined {
+  const listed = (reason: string) => reason.replace(/^Egress destinations detected: /, '').split(', ');
+  return results.find((j) => listed(j.reason).includes(destination)) ?? results.find((j) => j.reason.includes(destination));
+}
+
 /** Records of one turn share goose's `reply_stream` span; without span context, the session stands in. */
 function turnKey(rec: LogRecord): string {
   return rec.spanId ? `${rec.traceId}/${rec.spanId}` : `session/${stringAttr(rec.attributes, 'session.id') ?? ''}`;
@@ -113,7 +123,7 @@ function securityEvent(rec: LogRecord, type: string, joins: Joins): LogEvent | u
     case 'egress': {
       const destination = stringAttr(a, 'network.destination');
       const direction = stringAttr(a, 'network.direction');
-      const joined = destination ? joins.egress.get(turnKey(rec))?.find((j) => j.reason.includes(destination)) : undefined;
+      const joined = destination ? egressCall(joins.egress.get(turnKey(rec)) ?? [], destination) : undefined;
       const ev = event(rec, 'network.egress', 'network', direction === 'outbound' ? 'medium' : 'low',
         `Network egress: ${[stringAttr(a, 'network.egress_kind'), direction, stringAttr(a, 'network.domain')].filter(Boolean).join(' ')}`,
         { callId: joined?.callId });

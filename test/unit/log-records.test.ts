@@ -93,6 +93,17 @@ describe('goose security log records → events', () => {
     assert.equal(events.length, 2, 'an ALLOW inspection result makes no event of its own');
   });
 
+  it('egress: a destination that is a prefix of another call\'s joins its own call', () => {
+    const turn = newTurn('s');
+    const events = extract([
+      egress(turn, { destination: 'https://a.example/path', domain: 'a.example', kind: 'url', direction: 'inbound' }),
+      egress(turn, { destination: 'https://a.example', domain: 'a.example', kind: 'url', direction: 'inbound' }),
+      inspectionResult(turn, { callId: 'first', inspector: 'egress', action: 'ALLOW', reason: 'Egress destinations detected: https://a.example/path, git@github.com:x/y.git' }),
+      inspectionResult(turn, { callId: 'second', inspector: 'egress', action: 'ALLOW', reason: 'Egress destinations detected: https://a.example' }),
+    ]);
+    assert.deepEqual(byAction(events, 'network.egress').map((r) => [r.network?.destination, r.gen_ai?.tool?.call?.id]), [['https://a.example/path', 'first'], ['https://a.example', 'second']]);
+  });
+
   it('an inspector BLOCK is a refusal (approval.denied, policy goose.<inspector>_inspector), joined to the call', () => {
     const turn = newTurn('s9');
     const events = extract([
