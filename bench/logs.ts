@@ -7,8 +7,7 @@ import { extractGenAiEvents } from '../src/genai/extract';
 import { extractLogEvents } from '../src/genai/log-records';
 import { extractMetricEvents } from '../src/genai/metric-points';
 import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../src/receiver/decode-proto';
-import { sanitizeRecord } from '../src/redact/sanitize';
-import { toRow } from '../src/store/row';
+import { toRows } from '../src/ingest/rows';
 import { analysisComplete, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed, toolCallCompleted, userDecision } from '../test/helpers/goose-logs';
 import { encodeMetrics, findingPoint, gooseMetrics, toolCompletion } from '../test/helpers/goose-metrics';
 import { gooseExportTemplate } from './fixture';
@@ -50,9 +49,7 @@ export function benchLogs(): Record<string, number> {
     { name: 'goose.tool_completions', points: ['shell', 'edit', 'tree', 'write'].flatMap((tool) => [toolCompletion(tool, 'success', 40), toolCompletion(tool, 'error', 3)]) },
     { name: 'goose.prompt_injection_finding', points: Array.from({ length: 12 }, (_, i) => findingPoint(`SEC-${i}`, 'rm -rf ~')) },
   ], { start: 1787301000000000000n, time: 1787301060000000000n }));
-  const store = (events: { record: Parameters<typeof sanitizeRecord>[0]; contentField?: Parameters<typeof sanitizeRecord>[1]; timeUnixNano: bigint }[]) => {
-    for (const ev of events) toRow(ev, sanitizeRecord(ev.record, ev.contentField).json);
-  };
+  const store = toRows;
   const r: Record<string, number> = {};
   r.tracePipelineSpansPerSec = rate(2, () => (store(extractGenAiEvents(decodeProtoTraces(traces)).events), 100));
   r.logPipelineRecordsPerSec = rate(2, () => (store(extractLogEvents(decodeProtoLogs(logs)).events), 100));

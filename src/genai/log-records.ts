@@ -2,7 +2,7 @@ import { newRecord } from '../model/envelope';
 import { callEventId, contentEventId } from '../model/event-id';
 import { normalizeHarnessName } from '../model/harness';
 import type { LogRecord } from '../model/otlp-signals';
-import type { BeaconRecord, ContentField, SecurityFields, Severity, StoredEvent } from '../model/record';
+import type { BeaconRecord, NormalizedEvent, SecurityFields, Severity } from '../model/record';
 import { nowUnixNano } from '../model/time';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
@@ -32,11 +32,8 @@ import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
  * record belongs to (goose's egress record carries no call id). The scan without an action
  * ("analysis complete") repeats the per-call records and makes none either.
  */
-/** An event made from a log record (the content field marks a flagged command). */
-export type LogEvent = StoredEvent & { contentField?: ContentField };
-
 export interface LogExtraction {
-  events: LogEvent[];
+  events: NormalizedEvent[];
   /** records with a `security.event_type` that made (or joined) an event */
   security: number;
 }
@@ -99,7 +96,7 @@ function turnKey(rec: LogRecord): string {
   return rec.spanId ? `${rec.traceId}/${rec.spanId}` : `session/${stringAttr(rec.attributes, 'session.id') ?? ''}`;
 }
 
-function securityEvent(rec: LogRecord, type: string, joins: Joins): LogEvent | undefined {
+function securityEvent(rec: LogRecord, type: string, joins: Joins): NormalizedEvent | undefined {
   const a = rec.attributes;
   const action = stringAttr(a, 'security.action')?.toUpperCase();
   const callId = stringAttr(a, 'tool.request_id');
@@ -111,7 +108,7 @@ function securityEvent(rec: LogRecord, type: string, joins: Joins): LogEvent | u
         action === 'BLOCK' ? 'Prompt injection finding above threshold: goose asks the user before the call runs' : 'Prompt injection finding below threshold: logged only',
         { callId });
       flaggedCall(ev.record, stringAttr(a, 'tool.call_json'));
-      return withContent(ev);
+      return ev;
     }
     case 'adversary_detection': {
       if (action === 'BLOCK') return event(rec, 'security.finding', 'security', 'high', 'Adversary review blocked the tool call', { callId });
@@ -173,7 +170,7 @@ function securityEvent(rec: LogRecord, type: string, joins: Joins): LogEvent | u
  * One approval request per call, whichever record says it: the security inspector's ALERT (both
  * loops) and the opt-in loop's `approval_request` get the same id, so the second adds nothing.
  */
-function approvalRequested(rec: LogRecord, callId: string, toolName: string | undefined, reason: string | undefined): LogEvent {
+function approvalRequested(rec: LogRecord, callId: string, toolName: string | undefined, reason: string | undefined): NormalizedEvent {
   const ev = event(rec, 'approval.requested', 'approval', 'medium', 'goose asked the user to approve a flagged tool call',
     { callId, toolName, id: callEventId(sessionOf(rec), 'approval.requested', callId) });
   ev.record.approval = { required: true, ...optional('reason', reason) };
@@ -187,7 +184,7 @@ interface EventOptions {
   id?: string;
 }
 
-function event(rec: LogRecord, action: string, category: string, severity: Severity, message: string, o: EventOptions): LogEvent {
+function event(rec: LogRecord, action: string, category: string, severity: Severity, message: string, o: EventOptions): NormalizedEvent {
   const a = rec.attributes;
   // goose's appender never sets the event time: the SDK's observed time is when goose logged it.
   const time = rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
@@ -252,11 +249,6 @@ function flaggedCall(r: BeaconRecord, callJson: string | undefined): void {
   const cls = classifyGooseTool(name, args);
   if (!('consumed' in cls)) applyToolClassification(r, cls);
   r.gen_ai = { tool: { ...r.gen_ai?.tool, name, call: { ...r.gen_ai?.tool?.call, ...(args !== undefined ? { arguments: args } : {}) } } };
-}
-
-function withContent(ev: LogEvent): LogEvent {
-  if (ev.record.command?.command) ev.contentField = 'command.command';
-  return ev;
 }
 
 function sessionOf(rec: LogRecord): string {

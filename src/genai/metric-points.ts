@@ -2,7 +2,7 @@ import { newRecord } from '../model/envelope';
 import { contentEventId } from '../model/event-id';
 import { normalizeHarnessName } from '../model/harness';
 import type { MetricPoint } from '../model/otlp-signals';
-import type { MetricSummary, StoredEvent } from '../model/record';
+import type { MetricSummary, NormalizedEvent } from '../model/record';
 import { formatTimestamp } from '../model/time';
 import type { Attributes } from '../model/span';
 import { stringAttr } from './attributes';
@@ -39,7 +39,7 @@ const COUNTERS: Record<string, readonly string[]> = {
  * goose's counter points carry no session id (its metrics layer sees only the event's own fields),
  * so a summary belongs to a goose process and its user, not to a session.
  */
-export function extractMetricEvents(points: readonly MetricPoint[]): StoredEvent[] {
+export function extractMetricEvents(points: readonly MetricPoint[]): NormalizedEvent[] {
   const series = new Map<string, MetricPoint[]>();
   for (const p of points) {
     if (p.kind !== 'sum' || !(p.metric in COUNTERS)) continue;
@@ -48,12 +48,12 @@ export function extractMetricEvents(points: readonly MetricPoint[]): StoredEvent
     list.push(p);
     series.set(key, list);
   }
-  const out: StoredEvent[] = [];
+  const out: NormalizedEvent[] = [];
   for (const [key, list] of series) out.push(summaryEvent(key, list));
   return out;
 }
 
-function summaryEvent(seriesKey: string, points: MetricPoint[]): StoredEvent {
+function summaryEvent(seriesKey: string, points: MetricPoint[]): NormalizedEvent {
   const first = points[0]!;
   const kept = COUNTERS[first.metric]!;
   const groups = new Map<string, { attributes: Record<string, string | number | boolean>; value: number }>();
