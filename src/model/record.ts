@@ -56,6 +56,8 @@ export interface BeaconRecord {
   network?: { destination?: string; domain?: string; egress_kind?: string; direction?: string };
   /** extension: a per-process summary of a runtime's counter (goose's OTLP metrics) */
   metric?: MetricSummary;
+  /** the agent's final answer of a turn (goose's Stop hook `last_assistant_message`) */
+  response?: { text: string };
   model?: string;
   repository?: string;
   branch?: string;
@@ -123,4 +125,4 @@ export interface NormalizedEvent {
 export type StoredEvent = NormalizedEvent;
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */
-export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text';
+export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text' | 'response.text';

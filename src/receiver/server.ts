@@ -18,6 +18,8 @@ export interface ReceiverOptions {
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
+  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
+  healthExtras?: () => Record<string, unknown>;
 }
 
 export interface Receiver {
@@ -65,7 +67,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req) => {
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
