@@ -1,5 +1,6 @@
 import type { GenAiFields, NormalizedEvent } from '../model/record';
 import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
+import { callEventId } from '../model/event-id';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { stringAttr, structuredAttr } from './attributes';
 import { baseRecord, rawSection } from './base-record';
@@ -67,23 +68,25 @@ export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
 }
 
 /**
- * `hook_denied` → `approval.denied` (a policy denial), `hook_failed` → `policy.hook_failed` (a policy
- * hook could not complete and its `on_failure: block` refused the call). Joined to the hook path's
- * events by the call id; never `tool.failed`.
+ * `hook_denied` (a policy hook denied the call) and `hook_failed` (one could not complete and its
+ * `on_failure: block` refused the call) → `approval.denied`, never `tool.failed`: the call never ran.
+ * The id is the call's, as on the hook path, so goose's PreToolUseResult hook and this span report
+ * one denial, whichever arrives first.
  */
-function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown) {
-  const denied = errorType === 'hook_denied';
-  const record = baseRecord(span, denied ? 'approval.denied' : 'policy.hook_failed', denied ? 'approval' : 'policy', 'observed');
+function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown): NormalizedEvent {
+  const record = baseRecord(span, 'approval.denied', 'approval', 'observed');
+  const session = record.session?.id;
+  if (session !== undefined && callId) record.event.id = callEventId(session, 'approval.denied', callId);
   const cls = classifyGooseTool(toolName ?? '', args, { failed: true });
   if (!('consumed' in cls)) applyToolClassification(record, cls);
   if (!toolName) delete record.tool?.name;
-  record.severity = denied ? 'high' : 'medium';
-  const reason = denied ? 'a PreToolUse policy hook denied the tool call' : 'a PreToolUse policy hook could not complete (on_failure: block)';
-  record.approval = { required: false, decision: 'deny', reason };
-  record.policy = { name: 'goose.hooks', decision: 'deny', enforcement: 'enforce', reason };
+  record.severity = 'high';
+  const reason = errorType === 'hook_denied' ? 'a PreToolUse policy hook denied the tool call' : 'a PreToolUse policy hook could not complete (on_failure: block)';
+  record.approval = { required: true, decision: 'deny', reason };
+  record.policy = { decision: 'deny', enforcement: 'enforce', reason };
   record.error = { type: errorType };
   record.gen_ai = { operation: { name: 'execute_tool' }, tool: { ...(toolName ? { name: toolName } : {}), ...(callId ? { call: { id: callId } } : {}) } };
-  record.message = denied ? 'Tool call denied by a goose policy hook' : 'Tool call refused: a goose policy hook failed';
+  record.message = errorType === 'hook_denied' ? 'Tool call denied by policy hook' : 'Tool call blocked: policy hook could not complete';
   record.raw = rawSection(span);
   return { record, timeUnixNano: span.startTimeUnixNano };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
+import { hookEvents } from '../../src/hooks/events';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { gooseStateMachineTurn, hex } from '../helpers/goose-spans';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
@@ -40,16 +41,24 @@ describe('goose ≥ 1.50 tool spans', () => {
     const r = one(dispatchSpan({ 'error.type': 'hook_denied' }));
     assert.equal(r.event.action, 'approval.denied');
     assert.equal(r.event.category, 'approval');
-    assert.deepEqual(r.policy, { name: 'goose.hooks', decision: 'deny', enforcement: 'enforce', reason: 'a PreToolUse policy hook denied the tool call' });
+    assert.deepEqual(r.policy, { decision: 'deny', enforcement: 'enforce', reason: 'a PreToolUse policy hook denied the tool call' });
+    assert.equal(r.error?.type, 'hook_denied');
     assert.equal(r.gen_ai?.tool?.call?.id, 'toolu_50');
     assert.equal(r.session?.id, '20261010_2');
   });
 
-  it('error.type hook_failed is a hook-failure record of medium severity', () => {
+  it('error.type hook_failed is the refusal of a failed policy hook (approval.denied, error hook_failed), not tool.failed', () => {
     const r = one(dispatchSpan({ 'error.type': 'hook_failed' }));
-    assert.equal(r.event.action, 'policy.hook_failed');
-    assert.equal(r.severity, 'medium');
+    assert.equal(r.event.action, 'approval.denied');
     assert.equal(r.error?.type, 'hook_failed');
+    assert.match(r.message!, /could not complete/);
+  });
+
+  it("one denial, whichever path reports it: the span's record has the id of goose's PreToolUseResult hook event", () => {
+    const span = one(dispatchSpan({ 'error.type': 'hook_denied' }));
+    const [hook] = hookEvents('pre-tool-result', { event: 'PreToolUseResult', session_id: '20261010_2', tool_call_id: 'toolu_50', tool_name: 'shell', decision: 'deny', blocked_by: 'corp-policy', cause: 'policy_denial' }, { now: 1n, env: {} });
+    assert.equal(hook!.record.event.action, 'approval.denied');
+    assert.equal(span.event.id, hook!.record.event.id);
   });
 
   it("the opt-in loop's execute_tool span reports failures in error.type: no error there is a success", () => {
