@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
 import { DirectLogSink } from '../ingest/direct-sink';
@@ -8,13 +7,25 @@ import { GooseStreamParser } from '../stream/goose-stream';
 import type { StreamEvent } from '../stream/harness-event';
 import { LineSplitter } from '../stream/lines';
 import { streamRecord } from '../stream/to-record';
+import { expectPositional, parseCommand, type CommandSpec } from './args';
 
-export const STREAM_USAGE = `beacon stream goose [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]
-
-Reads \`goose run --output-format stream-json\` on stdin. Prints normalized harness events, one JSON
+export const STREAM_COMMAND = {
+  name: 'beacon stream',
+  usage: 'goose [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]',
+  description: `Reads \`goose run --output-format stream-json\` on stdin. Prints normalized harness events, one JSON
 object per line (--format harness, the default) or the Beacon records (--format beacon), and
 records them in the event log (collection method "stream") unless --no-log. --tee prints goose's
-own lines unchanged instead, so the adapter can sit in a pipeline unnoticed.`;
+own lines unchanged instead, so the adapter can sit in a pipeline unnoticed.`,
+  options: {
+    format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
+    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    'no-log': { type: 'boolean', help: 'print only, record nothing' },
+    tee: { type: 'boolean', help: "print goose's own lines unchanged instead of harness events" },
+    session: { type: 'string', arg: 'ID', help: 'tag the events with this session id (goose prints none)' },
+  },
+  examples: ['goose run --output-format stream-json --text "fix the tests" | beacon stream goose', 'goose run --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline'],
+  positionals: ['goose'],
+} as const satisfies CommandSpec;
 
 const BATCH = 200;
 
@@ -26,19 +37,10 @@ export interface StreamIO {
 }
 
 export async function runStream(argv: string[], io: StreamIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      format: { type: 'string' },
-      log: { type: 'string' },
-      'no-log': { type: 'boolean' },
-      tee: { type: 'boolean' },
-      session: { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals[0] !== 'goose') throw new BeaconError('usage', `beacon stream: unsupported runtime "${positionals[0] ?? ''}" (supported: goose)`);
+  const parsed = parseCommand(STREAM_COMMAND, argv, (s) => void io.stdout.write(`${s}\n`));
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  expectPositional(STREAM_COMMAND, positionals[0], 'runtime');
   const format = values.format ?? 'harness';
   if (format !== 'harness' && format !== 'beacon') throw new BeaconError('usage', `--format must be harness or beacon, got ${format}`);
 
