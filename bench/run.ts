@@ -18,6 +18,7 @@ import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
+import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
 
 const only = process.argv.slice(2);
@@ -157,6 +158,7 @@ async function main() {
   if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
+  if (want('logs')) Object.assign(results, benchLogs());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   console.log(`\nJSON ${JSON.stringify(results)}`);

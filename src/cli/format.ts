@@ -32,6 +32,11 @@ function what(r: Rec): string {
     const provider = r.gen_ai?.provider?.name;
     return [provider, r.model].filter(Boolean).join(' ');
   }
+  // goose's security, egress and counter records: their message says what they found
+  const call = r.gen_ai?.tool?.call?.id ? `(call ${r.gen_ai.tool.call.id})` : '';
+  if (r.network?.destination) return oneLine([r.network.direction, r.network.destination, call].filter(Boolean).join(' '), 60);
+  if (r.security) return oneLine([r.approval?.decision ?? r.security.action, r.command?.command ?? r.file?.path ?? r.tool?.name, call].filter(Boolean).join(' '), 60);
+  if (r.metric) return oneLine(r.message ?? r.metric.name, 60);
   const s = r.command?.command ?? r.file?.path ?? (r.mcp ? `${r.mcp.server}/${r.mcp.tool}` : undefined) ?? r.tool?.name ?? r.prompt?.text ?? r.message ?? '';
   return oneLine(String(s), 60);
 }
