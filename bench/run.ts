@@ -9,12 +9,16 @@ import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
 import { EventLog } from '../src/store/event-log';
 import { toRows } from '../src/ingest/rows';
+import { limitRecordUnredacted } from '../src/redact/sanitize';
+import { redactString } from '../src/redact/secrets';
+import { NEAR_MISSES, SECRET_SHAPES } from '../test/helpers/secret-corpus';
 import { startCollector } from '../test/helpers/daemon';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
+import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
 import { benchForward } from './forward';
 
@@ -54,15 +58,57 @@ async function main() {
   if (want('collector')) {
     // Ceilings: one thread, no HTTP.
     results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
-    results.pipelineSpansPerSec = rate(2, (i) => {
+    const pipeline = (unredacted: boolean) => (i: number) => {
       const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
-      toRows(ex.events);
+      if (unredacted) toRows(ex.events, limitRecordUnredacted);
+      else toRows(ex.events);
       return 100;
+    };
+    // Redaction's cost: the same pipeline with limits and markers but no redaction, in alternating
+    // slices and counted per CPU-second of this process, so other load on the machine cancels out.
+    const cpu = { on: 0, off: 0 };
+    const items = { on: 0, off: 0 };
+    for (let k = 0; k < 24; k++) {
+      const which = k % 2 === 0 ? 'off' : 'on';
+      const fn = pipeline(which === 'off');
+      const c0 = process.cpuUsage();
+      const t = performance.now();
+      let n = 0;
+      while (performance.now() - t < 150) n += fn(k * 100_000 + n);
+      const c = process.cpuUsage(c0);
+      if (k >= 4) {
+        cpu[which] += (c.user + c.system) / 1e6;
+        items[which] += n;
+      }
+    }
+    results.pipelineSpansPerCpuSec = items.on / cpu.on;
+    results.pipelineUnredactedSpansPerCpuSec = items.off / cpu.off;
+    results.pipelineSpansPerSec = rate(2, pipeline(false));
+    const corpus = [...SECRET_SHAPES.map((s) => s.text), ...NEAR_MISSES.map((n) => n.text)];
+    results.corpusStringsPerSec = rate(1, () => {
+      for (const s of corpus) redactString(s);
+      return corpus.length;
     });
+    const first = () => extractGenAiEvents(decodeProtoTraces(body)).events[0]!;
+    const huge = { result: `${'lorem ipsum token dolor key '.repeat(40_000)}password=hunter2hunter2` };
+    const t = performance.now();
+    for (let k = 0; k < 5; k++) {
+      const ev = first();
+      ev.record.raw = { ...huge };
+      toRows([ev]);
+    }
+    results.hugeStringSanitizeMs = (performance.now() - t) / 5;
+    // the worst shape found for the detectors: a 4 MB prompt of `pass: ` repeated, as primary content
+    const hostile = first();
+    hostile.record.prompt = { text: 'pass: '.repeat(700_000) };
+    const t2 = performance.now();
+    toRows([hostile]);
+    results.hostileContentSanitizeMs = performance.now() - t2;
     const sample = toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
+    console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window); a hostile 4 MB prompt ${fmt(results.hostileContentSanitizeMs, 0)} ms (its first 64 Ki characters)`);
     console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
 
     const c = await startCollector();
@@ -113,6 +159,7 @@ async function main() {
   if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
+  if (want('logs')) Object.assign(results, benchLogs());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());

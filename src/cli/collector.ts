@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { LOG_POLICY } from '../redact/log-policy';
 import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
 import { startCollectorService } from '../collector/service';
 import { parseCommand, type CommandSpec } from './args';
@@ -40,7 +41,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
     env,
   );
   // Operational logs only: counts, sizes, durations, errors. Never span content.
-  const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' } });
+  const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' }, ...LOG_POLICY });
   const portHint = portWarning(config.port);
   if (portHint) logger.warn({ port: config.port }, portHint);
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');

@@ -1,4 +1,5 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
+import { escapeControls } from '../model/terminal';
 import { formatDisplayTime } from '../model/time';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -14,7 +15,7 @@ export function summaryRow(r: Rec, tsNs: bigint, utc: boolean): string[] {
   const tokens = u
     ? [u.input_tokens ?? '-', u.output_tokens ?? '-', u.cache_read?.input_tokens ?? '-', u.cache_creation?.input_tokens ?? '-'].join('/')
     : '';
-  return [
+  const cells = [
     formatDisplayTime(tsNs, utc),
     r.harness?.name ?? '',
     r.harness?.collection_method ?? '',
@@ -23,6 +24,7 @@ export function summaryRow(r: Rec, tsNs: bigint, utc: boolean): string[] {
     what(r),
     tokens,
   ];
+  return cells.map((c) => escapeControls(String(c))); // a cell is one line: no newline or tab either
 }
 
 function what(r: Rec): string {
@@ -30,6 +32,11 @@ function what(r: Rec): string {
     const provider = r.gen_ai?.provider?.name;
     return [provider, r.model].filter(Boolean).join(' ');
   }
+  // goose's security, egress and counter records: their message says what they found
+  const call = r.gen_ai?.tool?.call?.id ? `(call ${r.gen_ai.tool.call.id})` : '';
+  if (r.network?.destination) return oneLine([r.network.direction, r.network.destination, call].filter(Boolean).join(' '), 60);
+  if (r.security) return oneLine([r.approval?.decision ?? r.security.action, r.command?.command ?? r.file?.path ?? r.tool?.name, call].filter(Boolean).join(' '), 60);
+  if (r.metric) return oneLine(r.message ?? r.metric.name, 60);
   const s = r.command?.command ?? r.file?.path ?? (r.mcp ? `${r.mcp.server}/${r.mcp.tool}` : undefined) ?? r.tool?.name ?? r.prompt?.text ?? r.message ?? '';
   return oneLine(String(s), 60);
 }

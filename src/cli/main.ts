@@ -1,4 +1,5 @@
 import { BeaconError, isBeaconError } from '../model/errors';
+import { escapeControls } from '../model/terminal';
 import { didYouMean } from '../model/suggest';
 import { beaconVersion } from '../config/paths';
 import { wantsHelp } from './args';
@@ -62,7 +63,8 @@ function quietOnClosedPipe(): void {
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
-  const out: Out = (s) => void process.stdout.write(`${s}\n`);
+  // every line a subcommand prints may carry recorded content: escaped for the terminal here, once
+  const out: Out = (s) => void process.stdout.write(`${escapeControls(s, { layout: true })}\n`);
   if (command !== 'stream') quietOnClosedPipe();
   try {
     switch (command) {
@@ -109,7 +111,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     }
   } catch (e) {
     const isUsage = isBeaconError(e) ? e.code === 'usage' : (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
-    process.stderr.write(`beacon: ${(e as Error).message}\n`);
+    process.stderr.write(`beacon: ${escapeControls((e as Error).message, { layout: true })}\n`);
     if (isUsage) process.stderr.write(`run "beacon ${command && COMMANDS.some(([n]) => n === command) ? `${command} --help` : 'help'}" for usage\n`);
     return isUsage ? 2 : 1;
   }

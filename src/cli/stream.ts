@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
+import { escapeControls } from '../model/terminal';
+import { redactValue } from '../redact/sanitize';
 import { DirectLogSink, isLockTrouble } from '../ingest/direct-sink';
 import { toRows } from '../ingest/rows';
 import type { EventRow } from '../ingest/sink';
@@ -94,7 +96,7 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
   };
 
   const write = (line: string) => {
-    if (!io.stdout.write(`${line}\n`)) stdoutFull = true;
+    if (!io.stdout.write(`${escapeControls(line)}\n`)) stdoutFull = true;
   };
 
   const handle = (events: StreamEvent[]) => {
@@ -110,7 +112,7 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
         }
       }
       if (!values.tee && stdoutOpen) {
-        if (format === 'harness' && ev.harness) write(JSON.stringify(ev.harness));
+        if (format === 'harness' && ev.harness) write(JSON.stringify(redactValue(ev.harness)));
         else if (format === 'beacon' && json) write(json);
       }
     }

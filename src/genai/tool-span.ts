@@ -1,5 +1,6 @@
 import type { GenAiFields, NormalizedEvent } from '../model/record';
 import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
+import { callEventId } from '../model/event-id';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { stringAttr, structuredAttr } from './attributes';
 import { baseRecord, rawSection } from './base-record';
@@ -16,6 +17,9 @@ export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
   const result = a['gen_ai.tool.call.result'] !== undefined ? structuredAttr(a['gen_ai.tool.call.result']) : undefined;
   const output = structuredAttr(a.output);
   const errorType = stringAttr(a, 'error.type');
+  // goose ≥ 1.50: a PreToolUse policy hook refused the call (or failed with on_failure: block). A policy
+  // decision, not a tool failure: the call never ran.
+  if (errorType === 'hook_denied' || errorType === 'hook_failed') return hookRefusal(span, errorType, toolName, callId, args);
   const failed =
     errorType !== undefined ||
     span.status.code === SPAN_STATUS_ERROR ||
@@ -52,7 +56,38 @@ export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
     record.message = cls.message;
   }
   record.raw = rawSection(span);
+  // goose's default loop marks no failure on its tool span: only the (capture-gated) output or result
+  // says how the call ended. Without them the outcome is unknown, never a claimed success. The opt-in
+  // loop's `execute_tool` span sets error.type on every failure, so there no error means success.
+  if (!failed && output === undefined && result === undefined && span.name !== 'execute_tool') {
+    record.message = `${cls.message}; outcome not exported (goose content capture is off)`;
+    record.raw.outcome = 'unknown';
+  }
 
+  return { record, timeUnixNano: span.startTimeUnixNano };
+}
+
+/**
+ * `hook_denied` (a policy hook denied the call) and `hook_failed` (one could not complete and its
+ * `on_failure: block` refused the call) → `approval.denied`, never `tool.failed`: the call never ran.
+ * The id is the call's, as on the hook path, so goose's PreToolUseResult hook and this span report
+ * one denial, whichever arrives first.
+ */
+function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown): NormalizedEvent {
+  const record = baseRecord(span, 'approval.denied', 'approval', 'observed');
+  const session = record.session?.id;
+  if (session !== undefined && callId) record.event.id = callEventId(session, 'approval.denied', callId);
+  const cls = classifyGooseTool(toolName ?? '', args, { failed: true });
+  if (!('consumed' in cls)) applyToolClassification(record, cls);
+  if (!toolName) delete record.tool?.name;
+  record.severity = 'high';
+  const reason = errorType === 'hook_denied' ? 'a PreToolUse policy hook denied the tool call' : 'a PreToolUse policy hook could not complete (on_failure: block)';
+  record.approval = { required: true, decision: 'deny', reason };
+  record.policy = { decision: 'deny', enforcement: 'enforce', reason };
+  record.error = { type: errorType };
+  record.gen_ai = { operation: { name: 'execute_tool' }, tool: { ...(toolName ? { name: toolName } : {}), ...(callId ? { call: { id: callId } } : {}) } };
+  record.message = errorType === 'hook_denied' ? 'Tool call denied by policy hook' : 'Tool call blocked: policy hook could not complete';
+  record.raw = rawSection(span);
   return { record, timeUnixNano: span.startTimeUnixNano };
 }
 

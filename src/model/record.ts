@@ -50,6 +50,12 @@ export interface BeaconRecord {
   content?: ContentMarker;
   gen_ai?: GenAiFields;
   reasoning?: { text: string };
+  /** extension: what a runtime's own security inspection said (goose's security log records) */
+  security?: SecurityFields;
+  /** a network destination a tool call reaches (goose's egress inspector) */
+  network?: { destination?: string; domain?: string; egress_kind?: string; direction?: string };
+  /** extension: a per-process summary of a runtime's counter (goose's OTLP metrics) */
+  metric?: MetricSummary;
   /** the agent's final answer of a turn (goose's Stop hook `last_assistant_message`) */
   response?: { text: string };
   model?: string;
@@ -58,6 +64,36 @@ export interface BeaconRecord {
   message?: string;
   raw?: Record<string, unknown>;
   field_truncated?: boolean;
+}
+
+export interface SecurityFields {
+  /** the runtime's own record type, e.g. goose's `prompt_injection_scan`, `inspection_result` */
+  event_type: string;
+  /** as the runtime said it: BLOCK, LOG, ALERT, ALLOW */
+  action?: string;
+  confidence?: number;
+  threshold?: number;
+  above_threshold?: boolean;
+  threat_type?: string;
+  finding_id?: string;
+  /** the scanner's or reviewer's explanation: may quote the scanned command (redacted like any text) */
+  explanation?: string;
+  /** the inspector that decided (goose: security, egress, adversary, repetition) */
+  inspector?: string;
+}
+
+export interface MetricSummary {
+  name: string;
+  unit?: string;
+  temporality: 'cumulative' | 'delta' | 'unspecified';
+  /** the counter's start: for a cumulative counter, the process's first such event (a restart starts anew) */
+  start_time: string;
+  /** when the runtime collected the values */
+  time: string;
+  /** the sum over all points below */
+  total: number;
+  /** one entry per combination of the kept (non-content) attributes, largest first */
+  points: { attributes: Record<string, string | number | boolean>; value: number }[];
 }
 
 export interface GenAiFields {

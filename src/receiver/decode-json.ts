@@ -1,5 +1,6 @@
 import { parse as parseLossless } from 'lossless-json';
 import { BeaconError } from '../model/errors';
+import { temporalityOf, type LogRecord, type MetricPoint } from '../model/otlp-signals';
 import type { Signal } from './signals';
 import type { Attributes, SpanRecord } from '../model/span';
 import { NESTED, mapAnyValue, doubleValue, exactInteger, int64Value, mapAttributes, uint64Value, type AnyValueReader, type KeyValueLike } from './any-value';
@@ -160,6 +161,91 @@ export function countJsonLogs(body: Buffer | Obj): number {
     }
   }
   return n;
+}
+
+/** Logs: every record, decoded (see decodeProtoLogs). */
+export function decodeJsonLogs(body: Buffer | Obj): LogRecord[] {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
+  const out: LogRecord[] = [];
+  for (const rl of list(req, 'resourceLogs', 'resource_logs', 'request')) {
+    const res = obj(rl, 'resource', undefined, 'resourceLogs');
+    const resource = res ? attributes(res, 'resource') : {};
+    for (const sl of list(rl, 'scopeLogs', 'scope_logs', 'resourceLogs')) {
+      const scope = scopeOf(sl, 'scopeLogs');
+      for (const r of list(sl, 'logRecords', 'log_records', 'scopeLogs')) {
+        const b = field(r, 'body');
+        out.push({
+          timeUnixNano: u64(field(r, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano'),
+          observedTimeUnixNano: u64(field(r, 'observedTimeUnixNano', 'observed_time_unix_nano'), 'observedTimeUnixNano'),
+          severityNumber: enumValue(field(r, 'severityNumber', 'severity_number'), SEVERITY_NUMBERS, 'severityNumber'),
+          severityText: str(r, 'severityText', 'severity_text', 'logRecord'),
+          body: b === undefined || b === null ? null : mapAnyValue(b, JSON_ANY_VALUE, 'body', 0),
+          attributes: attributes(r, 'logRecord'),
+          traceId: hexId(field(r, 'traceId', 'trace_id'), 16, 'traceId'),
+          spanId: hexId(field(r, 'spanId', 'span_id'), 8, 'spanId'),
+          eventName: str(r, 'eventName', 'event_name', 'logRecord'),
+          resource,
+          scope,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** SEVERITY_NUMBER_UNSPECIFIED, then TRACE, TRACE2…4, DEBUG…, FATAL4: 1–24. */
+const SEVERITY_NUMBERS = ['SEVERITY_NUMBER_UNSPECIFIED', ...['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'].flatMap((l) => ['', '2', '3', '4'].map((n) => `SEVERITY_NUMBER_${l}${n}`))];
+
+const TEMPORALITIES = ['AGGREGATION_TEMPORALITY_UNSPECIFIED', 'AGGREGATION_TEMPORALITY_DELTA', 'AGGREGATION_TEMPORALITY_CUMULATIVE'];
+
+/** Metrics: the number points of sums and gauges, and the count of every data point (see decodeProtoMetrics). */
+export function decodeJsonMetrics(body: Buffer | Obj): { points: MetricPoint[]; dataPoints: number } {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
+  const points: MetricPoint[] = [];
+  let dataPoints = 0;
+  for (const rm of list(req, 'resourceMetrics', 'resource_metrics', 'request')) {
+    const res = obj(rm, 'resource', undefined, 'resourceMetrics');
+    const resource = res ? attributes(res, 'resource') : {};
+    for (const sm of list(rm, 'scopeMetrics', 'scope_metrics', 'resourceMetrics')) {
+      const scope = scopeOf(sm, 'scopeMetrics');
+      for (const m of list(sm, 'metrics', undefined, 'scopeMetrics')) {
+        for (const t of METRIC_TYPES) {
+          const data = obj(m, t, t === 'exponentialHistogram' ? 'exponential_histogram' : undefined, 'metric');
+          if (!data) continue;
+          const dps = list(data, 'dataPoints', 'data_points', t);
+          dataPoints += dps.length;
+          if (t !== 'sum' && t !== 'gauge') continue;
+          const temporality = t === 'sum' ? temporalityOf(enumValue(field(data, 'aggregationTemporality', 'aggregation_temporality'), TEMPORALITIES, 'aggregationTemporality')) : 'unspecified';
+          const monotonic = t === 'sum' && field(data, 'isMonotonic', 'is_monotonic') === true;
+          for (const p of dps) {
+            const asInt = field(p, 'asInt', 'as_int');
+            const asDouble = field(p, 'asDouble', 'as_double');
+            const value = asInt !== undefined && asInt !== null ? int64Value(jsonInteger(asInt, 'asInt'), 'asInt') : asDouble !== undefined && asDouble !== null ? double(asDouble, 'asDouble') : undefined;
+            if (value === undefined) continue;
+            points.push({
+              metric: str(m, 'name', undefined, 'metric'),
+              unit: str(m, 'unit', undefined, 'metric'),
+              kind: t,
+              temporality,
+              monotonic,
+              startTimeUnixNano: u64(field(p, 'startTimeUnixNano', 'start_time_unix_nano'), 'startTimeUnixNano'),
+              timeUnixNano: u64(field(p, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano'),
+              value,
+              attributes: attributes(p, 'dataPoint'),
+              resource,
+              scope,
+            });
+          }
+        }
+      }
+    }
+  }
+  return { points, dataPoints };
+}
+
+function scopeOf(o: Obj, where: string): { name: string; version: string } {
+  const sc = obj(o, 'scope', undefined, where);
+  return { name: sc ? str(sc, 'name', undefined, 'scope') : '', version: sc ? str(sc, 'version', undefined, 'scope') : '' };
 }
 
 const SPAN_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];

@@ -1,4 +1,5 @@
 import { BeaconError } from '../model/errors';
+import { temporalityOf, type LogRecord, type MetricPoint } from '../model/otlp-signals';
 import type { Attributes, SpanRecord } from '../model/span';
 import { NESTED, mapAnyValue, protobufDepthError, doubleValue, int64Value, mapAttributes, type AnyValueReader, type KeyValueLike } from './any-value';
 import protobuf from 'protobufjs';
@@ -91,6 +92,74 @@ export function countProtoLogs(body: Buffer): number {
     }
   }
   return n;
+}
+
+/** Logs: every record, decoded (goose's security and approval records become events; genai decides). */
+export function decodeProtoLogs(body: Buffer): LogRecord[] {
+  const req = decode('logs', body);
+  const out: LogRecord[] = [];
+  for (const rl of (req.resourceLogs ?? []) as Msg[]) {
+    const resource = rl.resource ? attributes(rl.resource.attributes) : {};
+    for (const sl of (rl.scopeLogs ?? []) as Msg[]) {
+      const scope = { name: sl.scope?.name ?? '', version: sl.scope?.version ?? '' };
+      for (const r of (sl.logRecords ?? []) as Msg[]) {
+        out.push({
+          timeUnixNano: u64(r.timeUnixNano),
+          observedTimeUnixNano: u64(r.observedTimeUnixNano),
+          severityNumber: r.severityNumber ?? 0,
+          severityText: r.severityText ?? '',
+          body: r.body ? mapAnyValue(r.body, PROTO_ANY_VALUE, 'body', 0) : null,
+          attributes: attributes(r.attributes, 'logRecord'),
+          traceId: id(r.traceId, 16, 'trace_id'),
+          spanId: id(r.spanId, 8, 'span_id'),
+          eventName: r.eventName ?? '',
+          resource,
+          scope,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Metrics: the number points of sums and gauges (goose's counters), and the count of every data
+ * point (histograms and summaries are counted, not kept).
+ */
+export function decodeProtoMetrics(body: Buffer): { points: MetricPoint[]; dataPoints: number } {
+  const req = decode('metrics', body);
+  const points: MetricPoint[] = [];
+  let dataPoints = 0;
+  for (const rm of (req.resourceMetrics ?? []) as Msg[]) {
+    const resource = rm.resource ? attributes(rm.resource.attributes) : {};
+    for (const sm of (rm.scopeMetrics ?? []) as Msg[]) {
+      const scope = { name: sm.scope?.name ?? '', version: sm.scope?.version ?? '' };
+      for (const m of (sm.metrics ?? []) as Msg[]) {
+        const data = m.gauge ?? m.sum ?? m.histogram ?? m.exponentialHistogram ?? m.summary;
+        dataPoints += data?.dataPoints?.length ?? 0;
+        const kind = m.sum ? 'sum' : m.gauge ? 'gauge' : undefined;
+        if (!kind) continue;
+        for (const p of (data.dataPoints ?? []) as Msg[]) {
+          const value = own(p, 'asInt') ? int64Value(i64(p.asInt), 'asInt') : own(p, 'asDouble') ? doubleValue(p.asDouble) : undefined;
+          if (value === undefined) continue;
+          points.push({
+            metric: m.name ?? '',
+            unit: m.unit ?? '',
+            kind,
+            temporality: kind === 'sum' ? temporalityOf(m.sum.aggregationTemporality ?? 0) : 'unspecified',
+            monotonic: kind === 'sum' && m.sum.isMonotonic === true,
+            startTimeUnixNano: u64(p.startTimeUnixNano),
+            timeUnixNano: u64(p.timeUnixNano),
+            value,
+            attributes: attributes(p.attributes, 'dataPoint'),
+            resource,
+            scope,
+          });
+        }
+      }
+    }
+  }
+  return { points, dataPoints };
 }
 
 /** Ids are fixed-length bytes; empty means absent. Any other length is invalid data (as the Collector rules). */

@@ -1,9 +1,10 @@
 import { BeaconError, isBeaconError } from '../model/errors';
+import type { LogRecord, MetricPoint } from '../model/otlp-signals';
 import type { SpanRecord } from '../model/span';
 import type { Reservation } from './admission';
 import { decodeContent } from './body';
-import { countJsonItems, countJsonLogs, countJsonMetrics, decodeJsonTraces, parseOtlpJson } from './decode-json';
-import { countProtoLogs, countProtoMetrics, decodeProtoTraces, requestType } from './decode-proto';
+import { countJsonItems, decodeJsonLogs, decodeJsonMetrics, decodeJsonTraces, parseOtlpJson } from './decode-json';
+import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces, requestType } from './decode-proto';
 import type { Encoding, Signal } from './signals';
 import { countWire } from './wire-count';
 
@@ -17,6 +18,10 @@ export interface DecodeLimits {
 export interface DecodedExport {
   /** spans of a trace export */
   spans?: SpanRecord[];
+  /** log records of a logs export */
+  logs?: LogRecord[];
+  /** sum and gauge points of a metrics export (every data point is counted in items) */
+  metrics?: { points: MetricPoint[]; dataPoints: number };
   /** spans, data points or log records */
   items: number;
   decodedBytes: number;
@@ -48,7 +53,7 @@ export async function decodeExport(signal: Signal, encoding: Encoding, raw: Buff
         const spans = decodeProtoTraces(body);
         return { spans, items: spans.length, decodedBytes: body.length };
       }
-      return { items: signal === 'metrics' ? countProtoMetrics(body) : countProtoLogs(body), decodedBytes: body.length };
+      return signalExport(signal === 'metrics' ? { metrics: decodeProtoMetrics(body) } : { logs: decodeProtoLogs(body) }, body.length);
     }
     reservation.grow(body.length * BYTES_PER_BODY_BYTE + countContainers(body) * BYTES_PER_MESSAGE);
     const req = parseOtlpJson(body);
@@ -57,11 +62,15 @@ export async function decodeExport(signal: Signal, encoding: Encoding, raw: Buff
       const spans = decodeJsonTraces(req);
       return { spans, items: spans.length, decodedBytes: body.length };
     }
-    return { items: signal === 'metrics' ? countJsonMetrics(req) : countJsonLogs(req), decodedBytes: body.length };
+    return signalExport(signal === 'metrics' ? { metrics: decodeJsonMetrics(req) } : { logs: decodeJsonLogs(req) }, body.length);
   } catch (e) {
     if (isBeaconError(e)) throw e;
     throw new BeaconError('bad_data', `undecodable ${signal} export: ${(e as Error).message}`);
   }
+}
+
+function signalExport(d: Pick<DecodedExport, 'logs' | 'metrics'>, decodedBytes: number): DecodedExport {
+  return { ...d, items: d.logs ? d.logs.length : d.metrics!.dataPoints, decodedBytes };
 }
 
 function checkItems(signal: Signal, n: number, limits: DecodeLimits): void {

@@ -8,6 +8,7 @@ import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
 import { decodeExport } from './decode';
 import { ingestTraces } from './ingest';
+import { ingestLogs, ingestMetrics } from './ingest-signals';
 import { readBody } from './read-body';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
@@ -145,7 +146,14 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
       stats.inserted += r.inserted;
       stats.duplicates += r.duplicates;
       stats.rejected += r.rejected;
-    } else if (signal === 'metrics') stats.metricPoints += decoded.items;
+    } else if (decoded.logs || decoded.metrics) {
+      const r = decoded.logs ? await ingestLogs(decoded.logs, writer, logger) : await ingestMetrics(decoded.metrics!, writer, logger);
+      rejected = r.rejected;
+      message = r.message;
+      stats.inserted += r.inserted;
+      stats.duplicates += r.duplicates;
+    }
+    if (signal === 'metrics') stats.metricPoints += decoded.items;
     else if (signal === 'logs') stats.logRecords += decoded.items;
     stats.exports++;
     logger.debug({ signal, encoding, bytes: raw.length, decodedBytes: decoded.decodedBytes, items: decoded.items, rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');

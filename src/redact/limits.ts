@@ -4,7 +4,7 @@ export const STRUCTURED_STRING_LIMIT = 2048;
 /** A whole event, serialized, may not exceed this. */
 export const EVENT_LIMIT = 64 * 1024;
 
-const MARK = '...[truncated]';
+export const MARK = '...[truncated]';
 
 /** Cuts `s` to at most `limit` UTF-8 bytes, marking the cut; never splits a character. */
 export function truncateString(s: string, limit: number): { value: string; truncated: boolean } {

@@ -1,69 +1,154 @@
 /**
- * Secret redaction, applied to every string before anything is written. The first four patterns are
- * the Go Beacon's (so both redact alike); the rest cover credentials that appear in agent command
- * lines in practice (GitHub, AWS, Slack tokens, PEM private keys).
+ * Secret redaction of one string: gitleaks' published token-format rules (data, see
+ * gitleaks-rules.ts) and Beacon's structural and form detectors (forms.ts). One keyword scan decides
+ * which of them run at all; most strings hold no keyword and cost that scan only.
  */
-const ASSIGNMENT_PATTERNS: RegExp[] = [
-  /authorization\s*[:=]\s*bearer\s+[^"',\s]+/gi,
-  /(?:api[_-]?key|token|secret|password|authorization)\s*[:=]\s*["']?[^"',\s]+/gi,
-];
-const WHOLE_PATTERNS: RegExp[] = [
-  /bearer\s+[a-z0-9._~+/=-]+/gi,
-  /sk-[A-Za-z0-9_-]{20,}/g,
-  /gh[pousr]_[A-Za-z0-9]{30,}/g,
-  /github_pat_[A-Za-z0-9_]{30,}/g,
-  /AKIA[0-9A-Z]{16}/g,
-  /xox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-];
-/** Cheap pre-check: most strings contain none of these words, and skip all the patterns. */
-const MAYBE_SECRET = /authorization|api[_-]?key|token|secret|password|bearer|sk-|gh[pousr]_|github_pat_|AKIA|xox|PRIVATE KEY/i;
+import { DETECTORS, type Detector } from './forms';
+import { GITLEAKS } from './gitleaks-rules';
+import { RuleMatcher, type Span } from './rule-set';
 
 export const REDACTED = '[REDACTED]';
+/** A redacted value this long or longer is also replaced wherever else it appears in the event. */
+const MIN_PROPAGATED = 8;
 
+const matcher = new RuleMatcher(GITLEAKS);
+
+type Runner = { kind: 'rule'; id: string } | { kind: 'detector'; detector: Detector };
+
+/** keyword → what it triggers, including every shorter keyword it contains (the scan reports the longest) */
+const triggers = new Map<string, Runner[]>();
+const PREFILTER = buildPrefilter();
+
+function buildPrefilter(): RegExp {
+  const direct = new Map<string, Runner[]>();
+  const add = (k: string, r: Runner) => direct.set(k, [...(direct.get(k) ?? []), r]);
+  for (const [k, ids] of matcher.keywordRules()) for (const id of ids) add(k, { kind: 'rule', id });
+  for (const d of DETECTORS) for (const k of d.keywords) add(k, { kind: 'detector', detector: d });
+  const keys = [...direct.keys()].sort((a, b) => b.length - a.length);
+  for (const k of keys) {
+    const all = new Set<Runner>();
+    for (const other of keys) if (k.includes(other)) for (const r of direct.get(other)!) all.add(r);
+    triggers.set(k, [...all]);
+  }
+  return new RegExp(trie(keys), 'gi');
+}
+
+/**
+ * The keywords as one regex shaped like a trie (`a(?:kia|sia)|x(?:ox[abprs]?)…`): at each position
+ * the engine follows one branch instead of trying ~300 alternatives, which is most of the cost of
+ * a string that holds no secret. A keyword that is a prefix of another matches the longer first.
+ */
+function trie(words: string[]): string {
+  interface Node { end: boolean; next: Map<string, Node> }
+  const root: Node = { end: false, next: new Map() };
+  for (const w of words) {
+    let n = root;
+    for (const ch of w) {
+      let c = n.next.get(ch);
+      if (!c) n.next.set(ch, (c = { end: false, next: new Map() }));
+      n = c;
+    }
+    n.end = true;
+  }
+  const esc = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const emit = (n: Node): string => {
+    if (n.next.size === 0) return '';
+    const alts = [...n.next].map(([ch, c]) => esc(ch) + emit(c));
+    const body = alts.length === 1 ? alts[0]! : `(?:${alts.join('|')})`;
+    return n.end ? `(?:${body})?` : body;
+  };
+  return emit(root);
+}
+
+/**
+ * Short strings recur (model, provider, tool and span names, status words): their "no keyword"
+ * verdict is remembered, bounded, so the keyword scan runs once per distinct value.
+ */
+const CLEAN_SHORT = new Set<string>();
+const SHORT = 64;
+const CLEAN_MAX = 4096;
+
+/** Cheap pre-check: does `s` hold any keyword of any rule or detector? */
 export function maySecret(s: string): boolean {
-  return MAYBE_SECRET.test(s);
-}
-
-/** Values assigned in a secret pattern that are long enough to be recognized elsewhere in the event. */
-export function collectSecretValues(s: string, into: Set<string>): void {
-  if (!MAYBE_SECRET.test(s)) return;
-  for (const re of ASSIGNMENT_PATTERNS) {
-    re.lastIndex = 0;
-    for (const m of s.matchAll(re)) {
-      const value = assignedValue(m[0]);
-      if (value.length >= 8) into.add(value);
-    }
+  if (s.length <= SHORT && CLEAN_SHORT.has(s)) return false;
+  PREFILTER.lastIndex = 0;
+  const hit = PREFILTER.test(s);
+  if (!hit && s.length <= SHORT) {
+    if (CLEAN_SHORT.size >= CLEAN_MAX) CLEAN_SHORT.clear();
+    CLEAN_SHORT.add(s);
   }
+  return hit;
 }
 
-function assignedValue(match: string): string {
-  const cut = splitIndex(match);
-  let v = cut < 0 ? match : match.slice(cut + 1);
-  v = v.trim().replace(/^["']/, '');
-  const bearer = /^bearer\s+/i.exec(v);
-  return bearer ? v.slice(bearer[0].length) : v;
-}
-
-/** The match keeps its key up to the first `=` (else `:`); the value becomes [REDACTED]. */
-function splitIndex(match: string): number {
-  const eq = match.indexOf('=');
-  return eq >= 0 ? eq : match.indexOf(':');
-}
-
-export function redactString(s: string, knownValues?: ReadonlySet<string>): string {
-  let out = s;
-  if (MAYBE_SECRET.test(out)) {
-    for (const re of ASSIGNMENT_PATTERNS) {
-      out = out.replace(re, (m) => {
-        const cut = splitIndex(m);
-        return cut < 0 ? REDACTED : m.slice(0, cut + 1) + REDACTED;
-      });
-    }
-    for (const re of WHOLE_PATTERNS) out = out.replace(re, REDACTED);
+/** The places of every secret in `s`, merged and in order. */
+export function findSecrets(s: string): Span[] {
+  PREFILTER.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  const run = new Set<Runner>();
+  while ((m = PREFILTER.exec(s)) !== null) {
+    for (const r of triggers.get(m[0].toLowerCase()) ?? []) run.add(r);
+    PREFILTER.lastIndex = m.index + 1; // keywords overlap ("acce-sK-ey" holds "sk" and "key")
   }
-  if (knownValues && knownValues.size > 0) {
-    for (const v of knownValues) if (out.includes(v)) out = out.split(v).join(REDACTED);
+  if (run.size === 0) return [];
+  const spans: Span[] = [];
+  for (const r of run) {
+    if (r.kind === 'rule') matcher.find(r.id, s, spans);
+    else r.detector.find(s, spans);
+  }
+  return merge(spans);
+}
+
+function merge(spans: Span[]): Span[] {
+  if (spans.length <= 1) return spans;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Span[] = [spans[0]!];
+  for (let i = 1; i < spans.length; i++) {
+    const last = out[out.length - 1]!;
+    const s = spans[i]!;
+    if (s.start <= last.end) last.end = Math.max(last.end, s.end);
+    else out.push(s);
   }
   return out;
 }
+
+/**
+ * `s` with each secret value replaced by [REDACTED] (what precedes and follows it is kept); values
+ * long enough to recognize elsewhere are added to `found`.
+ */
+export function redactText(s: string, found?: Set<string>): string {
+  if (!maySecret(s)) return s;
+  const spans = findSecrets(s);
+  if (spans.length === 0) return s;
+  let out = '';
+  let at = 0;
+  for (const { start, end } of spans) {
+    const value = s.slice(start, end);
+    if (found && value.length >= MIN_PROPAGATED) found.add(value);
+    out += s.slice(at, start) + REDACTED;
+    at = end;
+  }
+  return out + s.slice(at);
+}
+
+/** Replaces every occurrence of a known secret value. */
+export function redactKnown(s: string, values: ReadonlySet<string>): string {
+  let out = s;
+  for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+  return out;
+}
+
+/** Both steps, for one string on its own. */
+export function redactString(s: string, knownValues?: ReadonlySet<string>): string {
+  const out = redactText(s);
+  return knownValues && knownValues.size > 0 ? redactKnown(out, knownValues) : out;
+}
+
+/** Where each rule comes from, for docs and tests. */
+export function ruleSources(): { gitleaks: RuleSet['source'] & { rules: string[]; skipped: RuleSet['skipped'] }; beacon: { id: string; source: string }[] } {
+  return {
+    gitleaks: { ...GITLEAKS.source, rules: GITLEAKS.rules.map((r) => r.id), skipped: GITLEAKS.skipped },
+    beacon: DETECTORS.map((d) => ({ id: d.id, source: d.source })),
+  };
+}
+
+type RuleSet = typeof GITLEAKS;

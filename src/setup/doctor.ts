@@ -168,6 +168,24 @@ function environmentChecks(env: NodeJS.ProcessEnv, base: string): Check[] {
     out.push({ id: 'env-traces-endpoint', status: 'fail', message: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT} is used verbatim and lacks /v1/traces${note}`, fix: `use ${base}/v1/traces or unset it` });
   }
   if (out.length === 0) out.push({ id: 'environment', status: 'ok', message: `no OTEL_* variable turns the export off or redirects it${note}` });
+  out.push(...gooseSignalChecks(env, note));
+  return out;
+}
+
+/** What goose's content capture and log level mean for what reaches Beacon over OTLP. */
+function gooseSignalChecks(env: NodeJS.ProcessEnv, note: string): Check[] {
+  const capture = (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? '').trim().toLowerCase() === 'true';
+  const out: Check[] = [{
+    id: 'content-capture', status: 'ok',
+    message: capture
+      ? `content capture on: goose exports reasoning, tool arguments and results over OTLP${note}`
+      : `content capture off (goose's default): goose ≥ 1.50 exports no commands, paths or tool outcomes over OTLP — the hooks record them${note}`,
+  }];
+  // goose's logs layer takes RUST_LOG (when valid), else OTEL_LOG_LEVEL, else INFO: its security records are INFO and WARN.
+  const level = (env.RUST_LOG ?? '').split(',').find((d) => !d.includes('=') && d.trim() !== '')?.trim().toLowerCase() ?? (env.RUST_LOG ? undefined : (env.OTEL_LOG_LEVEL ?? '').trim().toLowerCase());
+  if (level === 'warn' || level === 'error' || level === 'off') {
+    out.push({ id: 'log-level', status: 'warn', message: `${env.RUST_LOG ? 'RUST_LOG' : 'OTEL_LOG_LEVEL'}=${level} keeps goose's INFO security records (egress, approvals, passed scans) from being exported${note}`, fix: 'leave RUST_LOG/OTEL_LOG_LEVEL at info or lower' });
+  }
   return out;
 }
 

@@ -70,7 +70,8 @@ export class GooseStreamParser {
       case 'message':
         return isObj(rec.message) ? this.message(rec.message) : [this.unknown(rec)];
       case 'notification':
-        return [this.unknown(rec)];
+        // an MCP server's log or progress notification: shown by goose's UI, not an agent action
+        return isNotification(rec) ? [] : [this.unknown(rec)];
       case 'error':
         return [...this.flush(), this.emit({ type: 'error', message: str(rec.error) ?? JSON.stringify(rec.error ?? null) })];
       case 'complete': {
@@ -120,7 +121,20 @@ export class GooseStreamParser {
           if (role === 'assistant' && typeof block.thinking === 'string') out.push(...this.accumulate('reasoning', id, block.thinking, timestamp));
           break;
         case 'redactedThinking':
-          break; // carries no readable text
+        case 'image':
+          break; // no readable text (an image is base64 data, never stored)
+        case 'systemNotification':
+          // goose's own status lines (thinking, progress, inline); running out of credits ends the run
+          if (block.notificationType === 'creditsExhausted') out.push(...this.flush(), this.emit({ type: 'error', message: str(block.msg) ?? '', code: 'credits_exhausted' }, timestamp));
+          else if (typeof block.notificationType !== 'string') out.push(this.unknown(block, timestamp));
+          break;
+        case 'toolConfirmationRequest':
+          out.push(...this.approval(block, timestamp));
+          break;
+        case 'actionRequired':
+          out.push(...this.actionRequired(block, timestamp));
+          break;
+        case 'frontendToolRequest': // a tool the UI runs: the same shape, answered by a toolResponse
         case 'toolRequest':
           out.push(...this.flush(), ...this.toolRequest(block, id, timestamp));
           break;
@@ -204,6 +218,38 @@ export class GooseStreamParser {
     return [this.emit(ev, req.timestamp, detail)];
   }
 
+  /**
+   * goose asks the user to confirm a tool call (`toolConfirmationRequest`, or `actionRequired` with
+   * `actionType: toolConfirmation`): an approval request, recorded but not a harness event.
+   */
+  private approval(block: Obj, timestamp: string): StreamEvent[] {
+    const callId = str(block.id);
+    if (!callId) return [this.unknown(block, timestamp)];
+    const toolName = str(block.toolName);
+    const prompt = str(block.prompt);
+    return [{ harness: null, detail: { timestamp, approval: { callId, ...(toolName ? { toolName } : {}), ...(block.arguments !== undefined ? { arguments: block.arguments } : {}), ...(prompt ? { prompt } : {}) } } }];
+  }
+
+  /** `actionRequired`: a confirmation request or its answer; MCP elicitations (a question to the user) are consumed. */
+  private actionRequired(block: Obj, timestamp: string): StreamEvent[] {
+    const data = isObj(block.data) ? block.data : undefined;
+    switch (data?.actionType) {
+      case 'toolConfirmation':
+        return this.approval(data, timestamp);
+      case 'toolConfirmationResponse': {
+        const callId = str(data.id);
+        const decision = str(data.permission);
+        if (!callId || !decision) return [this.unknown(block, timestamp)];
+        return [{ harness: null, detail: { timestamp, approval: { callId, decision } } }];
+      }
+      case 'elicitation':
+      case 'elicitationResponse':
+        return [];
+      default:
+        return [this.unknown(block, timestamp)];
+    }
+  }
+
   private unanswered(): StreamEvent[] {
     const out: StreamEvent[] = [];
     for (const req of this.open.values()) out.push(...this.toolEvent(req, undefined));
@@ -223,6 +269,11 @@ export class GooseStreamParser {
     } as HarnessEvent;
     return { harness, detail };
   }
+}
+
+/** `{"type":"notification","extension_id","log":{"message"}}` or `…,"progress":{"progress","total","message"}}`. */
+function isNotification(rec: Obj): boolean {
+  return typeof rec.extension_id === 'string' && (isObj(rec.log) || isObj(rec.progress));
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -25,6 +25,10 @@ export interface StreamDetail {
   provider?: string;
   tool?: { callId: string; name: string; arguments: unknown; answered: boolean; failed: boolean; exitCode?: number };
   usage?: StreamUsage;
+  /** goose asked the user to confirm a tool call, or the user answered (goose's Permission, snake_case) */
+  approval?: { callId: string; toolName?: string; arguments?: unknown; prompt?: string; decision?: string };
+  /** when goose said it (for events that print nothing) */
+  timestamp?: string;
 }
 
 /** goose's `complete` record: flat, session-cumulative token counts and a reported cost. */

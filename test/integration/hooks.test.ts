@@ -164,7 +164,7 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     const log = fresh();
     runHookSync(log, 'post-tool', tool('PostToolUse', 'shell', { command: 'curl -H "Authorization: Bearer abc123456789" https://x' }));
     const [e] = events(log);
-    assert.equal(e.command.command, 'curl -H "Authorization:[REDACTED]" https://x');
+    assert.equal(e.command.command, 'curl -H "Authorization: Bearer [REDACTED]" https://x');
     assert.ok(!JSON.stringify(e).includes('abc123456789'));
     assert.equal(e.content.redacted, true);
   });

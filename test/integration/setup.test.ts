@@ -150,7 +150,21 @@ describe('beacon doctor', () => {
     const r = beacon(h, ['doctor', '--json']);
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', 'goose-config': 'ok', environment: 'ok', 'content-capture': 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+  });
+
+  it("says what content capture off means, and warns when goose's log level hides its INFO security records", async (t) => {
+    const { h, c } = await healthy();
+    t.after(() => c.stop());
+    const off = beacon(h, ['doctor'], { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: '' });
+    assert.match(off.stdout, /\[ ok \] content-capture\s+content capture off .*no commands, paths or tool outcomes over OTLP — the hooks record them/);
+    assert.match(beacon(h, ['doctor'], { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'TRUE' }).stdout, /content capture on/);
+    const quiet = beacon(h, ['doctor'], { RUST_LOG: 'goose=debug,warn' });
+    assert.equal(quiet.status, 0, 'a warning, not a failure');
+    assert.match(quiet.stdout, /\[warn\] log-level\s+RUST_LOG=warn keeps goose's INFO security records/);
+    assert.doesNotMatch(beacon(h, ['doctor'], { RUST_LOG: 'info' }).stdout, /log-level/);
+    assert.match(beacon(h, ['doctor'], { OTEL_LOG_LEVEL: 'error' }).stdout, /\[warn\] log-level\s+OTEL_LOG_LEVEL=error/);
+    await c.stop();
   });
 
   it('names each trap with a fix, and exits non-zero', async (t) => {

@@ -15,9 +15,9 @@ function record(extra: Partial<BeaconRecord>): BeaconRecord {
 
 describe('secret redaction', () => {
   const cases: [string, string][] = [
-    ['curl -H "Authorization: Bearer abc.def.ghi" x', 'curl -H "Authorization:[REDACTED]" x'],
+    ['curl -H "Authorization: Bearer abc.def.ghi" x', 'curl -H "Authorization: Bearer [REDACTED]" x'],
     ['export API_KEY=sk12345678 && run', 'export API_KEY=[REDACTED] && run'],
-    ['password: "hunter22"', 'password:[REDACTED]"'],
+    ['password: "hunter22"', 'password: "[REDACTED]"'],
     ['token=abc secret=xyz', 'token=[REDACTED] secret=[REDACTED]'],
     ['use sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv now', 'use [REDACTED] now'],
     ['gh auth ghp_0123456789abcdefghijABCDEFGHIJ012345', 'gh auth [REDACTED]'],
@@ -51,7 +51,7 @@ describe('limits and content markers', () => {
     assert.deepEqual(truncateString('short', 4096), { value: 'short', truncated: false });
   });
 
-  it('marks content with the hash and size of the original, and truncated', () => {
+  it('marks content with the size of the original and the hash of the stored (uncut) text, and truncated', () => {
     const cmd = `echo ${'a'.repeat(5000)}`;
     const r = record({ command: { command: cmd }, tool: { name: 'shell', command: cmd } });
     sanitizeRecord(r, 'command.command');

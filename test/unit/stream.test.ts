@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { GooseStreamParser } from '../../src/stream/goose-stream';
 import type { HarnessEvent } from '../../src/stream/harness-event';
 import { LineSplitter } from '../../src/stream/lines';
+import { streamRecord } from '../../src/stream/to-record';
 import { shellEvent } from '../../src/stream/tools';
 
 const NOW = new Date('2026-11-30T00:00:00.000Z');
@@ -103,17 +104,44 @@ describe('goose stream-json → harness events', () => {
     ]);
   });
 
-  it('user text and redactedThinking are consumed; notification, unknown records and blocks become unknown; errors are errors', () => {
+  it('user text, redactedThinking, image blocks and MCP notifications are consumed; unknown records become unknown; errors are errors', () => {
     const evs = strip(run([
       msg('u', 'user', [text('fix the failing test')]),
       msg('a', 'assistant', [{ type: 'redactedThinking', data: 'xxx' }, { type: 'image', data: 'AA==', mimeType: 'image/png' }]),
       JSON.stringify({ type: 'notification', extension_id: 'developer', log: { message: 'hi' } }),
+      JSON.stringify({ type: 'notification', extension_id: 'computercontroller', progress: { progress: 0.5, total: 1, message: null } }),
+      JSON.stringify({ type: 'notification', log: 'no extension id' }),
       JSON.stringify({ type: 'future_thing', x: 1 }),
       msg('a', 'assistant', [text('partial')]),
       JSON.stringify({ type: 'error', error: 'provider overloaded' }),
     ]));
-    assert.deepEqual(evs.map((e) => e.type), ['unknown', 'unknown', 'unknown', 'agent', 'error']);
-    assert.deepEqual(evs[4], { type: 'error', message: 'provider overloaded' });
+    assert.deepEqual(evs.map((e) => e.type), ['unknown', 'unknown', 'agent', 'error']);
+    assert.deepEqual(evs[3], { type: 'error', message: 'provider overloaded' });
+  });
+
+  it("goose's documented blocks by shape: system notifications consumed (credits exhausted is an error), confirmations are approvals", () => {
+    const p = new GooseStreamParser({ now: () => NOW });
+    const out = [
+      msg('a', 'assistant', [{ type: 'systemNotification', notificationType: 'thinkingMessage', msg: 'Thinking…' }, { type: 'systemNotification', notificationType: 'inlineMessage', msg: 'Loading extensions' }]),
+      msg('a', 'assistant', [{ type: 'systemNotification', notificationType: 'creditsExhausted', msg: 'Out of credits', data: { url: 'https://x' } }]),
+      msg('a', 'assistant', [{ type: 'toolConfirmationRequest', id: 'toolu_c1', toolName: 'shell', arguments: { command: 'rm -rf build' }, prompt: 'Allow?' }]),
+      msg('a', 'assistant', [{ type: 'actionRequired', data: { actionType: 'toolConfirmation', id: 'toolu_c2', toolName: 'shell', arguments: { command: 'git push' }, prompt: null } }]),
+      msg('u', 'user', [{ type: 'actionRequired', data: { actionType: 'toolConfirmationResponse', id: 'toolu_c2', permission: 'deny_once' } }]),
+      msg('a', 'assistant', [{ type: 'actionRequired', data: { actionType: 'elicitation', id: 'e1', message: 'Your name?', requestedSchema: {} } }]),
+      msg('a', 'assistant', [{ type: 'frontendToolRequest', id: 'fe1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 'pwd' } } } }]),
+      msg('u', 'user', [res('fe1')]),
+    ].flatMap((l) => p.line(l));
+    assert.deepEqual(out.filter((e) => e.harness).map((e) => e.harness!.type), ['error', 'command']);
+    assert.deepEqual(strip(out.flatMap((e) => (e.harness ? [e.harness] : [])))[0], { type: 'error', message: 'Out of credits', code: 'credits_exhausted' });
+    const approvals = out.filter((e) => e.detail.approval).map((e) => streamRecord(e, 's1')!.record);
+    assert.deepEqual(approvals.map((r) => [r.event.action, r.gen_ai?.tool?.call?.id, r.approval?.decision]), [
+      ['approval.requested', 'toolu_c1', undefined],
+      ['approval.requested', 'toolu_c2', undefined],
+      ['approval.denied', 'toolu_c2', 'deny_once'],
+    ]);
+    assert.equal(approvals[0]!.approval?.reason, 'Allow?');
+    assert.equal(approvals[0]!.harness.collection_method, 'stream');
+    assert.ok(out.every((e) => e.harness?.type !== 'unknown'));
   });
 
   it('an unparseable request is unknown; a request never answered is still reported at the end; a response without request is unknown', () => {

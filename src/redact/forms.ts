@@ -1,0 +1,180 @@
+/**
+ * Beacon's own detectors, for what a token-format rule set cannot see: secret-named assignments in
+ * JSON/YAML/INI/.env/shell/code text (`"password": "…"`, `password: …`, `API_KEY=…`), CLI flags
+ * (`--password v`, `curl -u user:pass`, `mysql -pSECRET`), URL userinfo, `Authorization` of every
+ * scheme, and the Go Beacon's patterns (`sk-…`, bearer tokens) so both redact at least alike.
+ * Each finds the secret *value* only: what precedes and follows it is kept.
+ */
+import { judgeName, secretValue, type NameVerdict } from './names';
+import type { Span } from './rule-set';
+
+export interface Detector {
+  id: string;
+  /** where it comes from, for the README's list */
+  source: 'beacon' | 'go-beacon';
+  /** lower-case; the detector runs only on strings containing one */
+  keywords: string[];
+  find(s: string, out: Span[]): void;
+}
+
+/** Stems of the secret names `names.ts` recognizes: a name can only be secret if it holds one. */
+const NAME_STEMS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'signature'];
+
+// `name <op> value` where name is a word, optionally quoted (also \"-escaped, as in JSON text inside JSON)
+const ASSIGNMENT = /(?<![\w.$])(\\?["'`]?)([A-Za-z_][\w.-]{0,80})\1\]?[ \t]*(:=|=>|=|:)(?!=)[ \t]*/g;
+// `--name value`, `--name=value`, `-name value`
+const FLAG = /(?<![\w-])--?([A-Za-z][\w-]{1,40})(=|[ \t]+)/g;
+const UNQUOTED = /[^\s"'`,;&|<>(){}[\]]+/y;
+const SCHEME = /^(?:bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|sso-key|hmac|key|aws4-hmac-sha256|gosign|splunk)$/i;
+const NOT_A_VALUE = /^(?:true|false|null|none|nil|undefined|\[REDACTED\]|\$\{?\w+\}?|\|[-+]?|>[-+]?)$/i;
+
+/** The value after an assignment operator at `p`, as [start, end), or undefined. */
+function valueAt(s: string, p: number, lineMode: boolean): Span | undefined {
+  let start = p;
+  let end: number;
+  const c = s[p];
+  if (c === '\\' && (s[p + 1] === '"' || s[p + 1] === "'")) {
+    start = p + 2;
+    end = s.indexOf(`\\${s[p + 1]}`, start);
+    if (end < 0 || end - start > MAX_VALUE) end = lineEnd(s, start);
+  } else if (c === '"' || c === "'" || c === '`') {
+    start = p + 1;
+    end = start;
+    const stop = Math.min(s.length, start + MAX_VALUE);
+    while (end < stop && s[end] !== c && s[end] !== '\n') end += s[end] === '\\' && c === '"' ? 2 : 1;
+    end = Math.min(end, stop);
+  } else if (lineMode) {
+    end = lineEnd(s, p);
+    const hash = s.slice(p, end).search(/\s#/);
+    if (hash >= 0) end = p + hash;
+    while (end > p && /\s/.test(s[end - 1]!)) end--;
+  } else {
+    UNQUOTED.lastIndex = p;
+    const m = UNQUOTED.exec(s);
+    if (!m) return undefined;
+    end = p + m[0].length;
+  }
+  if (end <= start) return undefined;
+  // `Authorization: Bearer abc` — the scheme is kept, the credentials go
+  const word = /^[A-Za-z][\w-]*/.exec(s.slice(start, Math.min(end, start + 20)));
+  if (word && SCHEME.test(word[0])) {
+    let q = start + word[0].length;
+    if (q < s.length && (s[q] === ' ' || s[q] === '\t')) {
+      while (s[q] === ' ' || s[q] === '\t') q++;
+      if (q >= end) {
+        // an unquoted scheme: the credentials are the next token (Digest: the rest of the line)
+        if (/^digest$/i.test(word[0]) || /^aws4/i.test(word[0])) end = lineEnd(s, q);
+        else {
+          UNQUOTED.lastIndex = q;
+          const m = UNQUOTED.exec(s);
+          if (!m) return undefined;
+          end = q + m[0].length;
+        }
+      }
+      start = q;
+    }
+  }
+  return end > start ? { start, end } : undefined;
+}
+
+/** A value is at most this long: longer secrets (PEM blocks) have their own rules, and every scan stays bounded. */
+const MAX_VALUE = 1024;
+
+function lineEnd(s: string, from: number): number {
+  let end = from;
+  const stop = Math.min(s.length, from + MAX_VALUE);
+  while (end < stop && s[end] !== '\n') end++;
+  return end > from && s[end - 1] === '\r' ? end - 1 : end;
+}
+
+/** Only whitespace, a diff marker, a YAML list dash or `export` before `at` on its line: a YAML/INI/.env line. */
+function startsLine(s: string, at: number): boolean {
+  let from = at;
+  // at most 40 characters back: a prefix that long is no line start (and a line with no newline stays linear)
+  while (from > 0 && at - from <= 40 && s[from - 1] !== '\n') from--;
+  if (from > 0 && s[from - 1] !== '\n') return false;
+  return /^[ \t]*[+-]?[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?$/.test(s.slice(from, at));
+}
+
+function keep(s: string, span: Span | undefined, verdict: NameVerdict, out: Span[]): void {
+  if (!span) return;
+  const value = s.slice(span.start, span.end);
+  if (NOT_A_VALUE.test(value) || !secretValue(verdict, value)) return;
+  out.push(span);
+}
+
+const assignment: Detector = {
+  id: 'secret-named-assignment',
+  source: 'beacon',
+  keywords: NAME_STEMS,
+  find(s, out) {
+    ASSIGNMENT.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = ASSIGNMENT.exec(s)) !== null) {
+      const verdict = judgeName(m[2]!);
+      if (verdict === 'plain') continue;
+      const op = m[3]!;
+      const at = m.index + m[1]!.length;
+      // YAML `key: value` and INI `key = value` lines run to the end of the line; `KEY=v cmd` does not
+      const spaced = /[ \t]$/.test(m[0].slice(0, m[0].indexOf(op)));
+      const lineMode = m[1] === '' && (op === ':' || (op === '=' && spaced)) && startsLine(s, at);
+      keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
+    }
+  },
+};
+
+const flag: Detector = {
+  id: 'secret-named-cli-flag',
+  source: 'beacon',
+  keywords: NAME_STEMS,
+  find(s, out) {
+    FLAG.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = FLAG.exec(s)) !== null) {
+      const name = m[1]!;
+      if (/^no-/i.test(name)) continue;
+      const verdict = judgeName(name);
+      if (verdict === 'plain') continue;
+      const p = m.index + m[0].length;
+      if (s[p] === '-') continue;
+      keep(s, valueAt(s, p, false), verdict, out);
+    }
+  },
+};
+
+/** A regex detector: the secret is `group` (0: the whole match). */
+function pattern(id: string, source: Detector['source'], keywords: string[], re: RegExp, group = 0, accept?: (v: string) => boolean): Detector {
+  return {
+    id,
+    source,
+    keywords,
+    find(s, out) {
+      re.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = re.exec(s)) !== null) {
+        const [start, end] = m.indices![group] ?? [0, 0];
+        if (end > start && (!accept || accept(s.slice(start, end)))) out.push({ start, end });
+      }
+    },
+  };
+}
+
+const TOKEN_LIKE = (v: string) => /[0-9._~+/=-]/.test(v);
+
+export const DETECTORS: readonly Detector[] = [
+  assignment,
+  flag,
+  // URL userinfo: scheme://user:password@host (the password), scheme://TOKEN@host (a token-like user)
+  pattern('url-userinfo-password', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s/?#@"'<>]+)@/dg, 1),
+  pattern('url-userinfo-token', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s/?#@"'<>:]{16,})@/dg, 1, (v) => /\d/.test(v)),
+  pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]{0,300}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
+  pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,300}?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
+  pattern('sshpass-p', 'beacon', ['sshpass'], /\bsshpass\b[^\n;|&]{0,300}?[ \t]-p[ \t]*(["']?)([^\s"']+)\1/dg, 2),
+  pattern('docker-login-p', 'beacon', ['docker'], /\bdocker\b[^\n;|&]{0,300}?\blogin\b[^\n;|&]{0,300}?[ \t]-p[ \t]+(["']?)([^\s"']+)\1/dg, 2),
+  pattern('pem-private-key', 'beacon', ['-----begin'], /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|$)/dg),
+  pattern('bearer-token', 'go-beacon', ['bearer'], /\bbearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/dgi, 1, TOKEN_LIKE),
+  pattern('sk-key', 'go-beacon', ['sk-'], /\bsk-[A-Za-z0-9_-]{20,}/dg),
+  pattern('github-token', 'beacon', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/dg),
+  pattern('aws-access-key-id', 'beacon', ['akia', 'asia'], /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/dg),
+  pattern('slack-token', 'beacon', ['xox'], /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg),
+];

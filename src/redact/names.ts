@@ -1,0 +1,61 @@
+/**
+ * Redaction by structure: does a key, variable or flag name say its value is a secret?
+ * Names are split into words (separators `_ - . space`, camelCase) and judged by their last word,
+ * so `db_password`, `apiKey`, `X-Api-Key`, `aws_secret_access_key` and `GITHUB_TOKEN` are secret and
+ * `token_count`, `max_tokens`, `password_file`, `key` and `public_key` are not.
+ */
+/** `secret-unless-path` is `pwd`: a password in a connection string, the working directory in a shell. */
+export type NameVerdict = 'plain' | 'secret' | 'secret-unless-path';
+
+/** Last words that make a name secret on their own. */
+const SECRET_WORDS = new Set([
+  'password', 'passwd', 'passphrase', 'pass', 'secret', 'secrets', 'token', 'credential', 'credentials', 'creds',
+  'apikey', 'auth', 'authorization', 'privatekey', 'accesskey', 'secretkey', 'clientsecret', 'authtoken', 'accesstoken',
+  'sessiontoken', 'apitoken', 'refreshtoken', 'cookie', 'sharedaccesssignature', 'accountkey', 'sharedaccesskey',
+]);
+/** `key` is secret after one of these (`api_key`, `access_key`, `private_key`, `accountKey`…). */
+const KEY_QUALIFIERS = new Set([
+  'api', 'access', 'secret', 'private', 'client', 'app', 'application', 'account', 'auth', 'signing', 'encryption',
+  'master', 'license', 'ssh', 'shared', 'session', 'admin', 'consumer', 'subscription', 'storage', 'webhook', 'deploy',
+  'gpg', 'pgp', 'hmac', 'jwt', 'service', 'server', 'root', 'live', 'write', 'read', 'sas',
+]);
+/** Environment-style names (`DB_PASS`) ending in one of these are secret. */
+const ENV_SUFFIX = /_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)$/;
+const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+const cache = new Map<string, NameVerdict>();
+
+export function judgeName(name: string): NameVerdict {
+  let v = cache.get(name);
+  if (v === undefined) {
+    v = judge(name);
+    if (cache.size < 10_000) cache.set(name, v);
+  }
+  return v;
+}
+
+function judge(name: string): NameVerdict {
+  if (name.length < 3 || name.length > 100) return 'plain';
+  if (ENV_NAME.test(name) && ENV_SUFFIX.test(name)) return 'secret';
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const last = words[words.length - 1];
+  if (last === undefined) return 'plain';
+  if (SECRET_WORDS.has(last)) return 'secret';
+  const prev = words[words.length - 2];
+  if (last === 'key' && prev !== undefined && KEY_QUALIFIERS.has(prev)) return 'secret';
+  if (last === 'pwd') return words.length === 1 ? 'secret-unless-path' : 'secret';
+  // joined spellings (`apikey`, `secretkey`, `authtoken`…)
+  if (words.length > 1 && SECRET_WORDS.has(words.slice(-2).join(''))) return 'secret';
+  return 'plain';
+}
+
+/** True when `value` may be redacted under a name with this verdict. */
+export function secretValue(verdict: NameVerdict, value: string): boolean {
+  if (verdict === 'plain') return false;
+  if (verdict === 'secret-unless-path' && /^[/~.$]/.test(value)) return false;
+  return true;
+}
