@@ -46,7 +46,12 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
-  const receiver = buildReceiver({ writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports });
+  const receiver = buildReceiver({
+    writer, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports,
+    // A user who binds another address (--allow-remote) reaches us under it.
+    allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
+    dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env },
+  });
   try {
     await receiver.app.listen({ host: config.host, port: config.port });
   } catch (e) {

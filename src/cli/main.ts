@@ -11,6 +11,7 @@ const load = {
   prune: () => require('./prune') as typeof import('./prune'),
   stream: () => require('./stream') as typeof import('./stream'),
   setup: () => require('./setup') as typeof import('./setup'),
+  dashboard: () => require('./dashboard') as typeof import('./dashboard'),
 };
 
 function usage(): string {
@@ -25,6 +26,7 @@ commands:
   install     set up goose's hooks plugin (and, asked, its OTLP export); uninstall removes it
   doctor      check, one by one, that goose telemetry will arrive
   service     run the collector in the background (systemd user unit, launchd agent)
+  dashboard   print (--open: open) the URL of the collector's local dashboard
 
 ${load.collector().COLLECTOR_USAGE}
 
@@ -36,7 +38,9 @@ ${load.prune().PRUNE_USAGE}
 
 ${load.stream().STREAM_USAGE}
 
-${load.setup().SETUP_USAGE}`;
+${load.setup().SETUP_USAGE}
+
+${load.dashboard().DASHBOARD_USAGE}`;
 }
 
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
@@ -63,6 +67,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await load.setup().runDoctorCommand(rest, env, out);
       case 'service':
         return load.setup().runServiceCommand(rest, env, out);
+      case 'dashboard':
+        return await load.dashboard().runDashboard(rest, env, out, (s) => process.stderr.write(s));
       case undefined:
       case 'help':
       case '--help':

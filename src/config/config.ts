@@ -26,6 +26,10 @@ export interface CollectorConfig {
   retentionMaxAgeDays: number;
   retentionMaxBytes: number;
   retentionIntervalMs: number;
+  /** Host header names accepted besides loopback (comma-separated), e.g. a name in /etc/hosts for this machine */
+  allowedHosts: string;
+  /** when set, the dashboard asks for this token (shared machines) */
+  dashboardToken?: string;
 }
 
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
@@ -42,6 +46,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   retentionMaxAgeDays: 90,
   retentionMaxBytes: 2 * 1024 * 1024 * 1024,
   retentionIntervalMs: 10 * 60 * 1000,
+  allowedHosts: '',
 };
 
 type Partial_ = Partial<CollectorConfig>;
@@ -61,6 +66,8 @@ const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   retentionMaxAgeDays: 'number',
   retentionMaxBytes: 'number',
   retentionIntervalMs: 'number',
+  allowedHosts: 'string',
+  dashboardToken: 'string',
 };
 
 /** Reads the JSON config file; a missing default file is fine, a missing named file or bad JSON is an error. */
@@ -98,7 +105,7 @@ function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
   return out as Partial_;
 }
 
-/** BEACON_COLLECTOR_HOST, BEACON_COLLECTOR_PORT, BEACON_ENDPOINT_LOG, BEACON_MAX_BODY_BYTES, BEACON_LOG_LEVEL, BEACON_EXPORT_PATH. */
+/** BEACON_COLLECTOR_HOST, BEACON_COLLECTOR_PORT, BEACON_ENDPOINT_LOG, BEACON_MAX_BODY_BYTES, BEACON_LOG_LEVEL, BEACON_EXPORT_PATH, BEACON_ALLOWED_HOSTS, BEACON_DASHBOARD_TOKEN. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   const out: Partial_ = {};
   if (env.BEACON_COLLECTOR_HOST) out.host = env.BEACON_COLLECTOR_HOST;
@@ -107,6 +114,8 @@ export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   if (env.BEACON_MAX_BODY_BYTES) out.maxBodyBytes = parseIntStrict(env.BEACON_MAX_BODY_BYTES, 'BEACON_MAX_BODY_BYTES');
   if (env.BEACON_LOG_LEVEL) out.logLevel = env.BEACON_LOG_LEVEL;
   if (env.BEACON_EXPORT_PATH) out.exportPath = env.BEACON_EXPORT_PATH;
+  if (env.BEACON_ALLOWED_HOSTS) out.allowedHosts = env.BEACON_ALLOWED_HOSTS;
+  if (env.BEACON_DASHBOARD_TOKEN) out.dashboardToken = env.BEACON_DASHBOARD_TOKEN;
   return out;
 }
 

@@ -4,8 +4,10 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
 import type { EventLogWriter } from '../store/event-log-writer';
 import { decodeContent, encodingOf } from './body';
+import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
 import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
 import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from './decode-proto';
+import { installHostGuard } from './host-guard';
 import { ingestTraces } from './ingest';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
@@ -16,6 +18,10 @@ export interface ReceiverOptions {
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
+  /** names besides loopback the Host header may carry (config `allowedHosts`) */
+  allowedHosts?: readonly string[];
+  /** serve the dashboard at / (the collector does; tests of the OTLP path need not) */
+  dashboard?: DashboardOptions;
 }
 
 export interface Receiver {
@@ -37,6 +43,8 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   // Bodies are taken raw: decoding depends on the media type, decompression is ours (after-limit).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
+  if (options.dashboard) registerDashboard(app, options.dashboard);
 
   app.addHook('onRequest', async (req) => {
     if (req.method !== 'POST' || !(routePath(req) in SIGNAL_PATHS)) return;
@@ -65,7 +73,8 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
 
   app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
 
-  app.setNotFoundHandler(async (req) => {
+  app.setNotFoundHandler(async (req, reply) => {
+    if (options.dashboard && dashboardNotFound(req, reply)) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
     throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
   });

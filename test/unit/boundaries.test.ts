@@ -8,7 +8,7 @@ import { repoRoot } from '../helpers/paths';
  * One direction of flow: a stage imports only stages below it (and src/model). The ranks are the
  * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
  */
-const RANK: Record<string, number> = { model: 0, config: 1, store: 1, pricing: 2, redact: 1, taxonomy: 1, genai: 2, receiver: 3, hooks: 3, stream: 3, setup: 3, cli: 4, bin: 5 };
+const RANK: Record<string, number> = { model: 0, config: 1, store: 1, pricing: 2, dashboard: 2.5, redact: 1, taxonomy: 1, genai: 2, receiver: 3, hooks: 3, stream: 3, setup: 3, cli: 4, bin: 5 };
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
