@@ -16,6 +16,7 @@ import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
+import { benchDashboard } from './dashboard';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -91,6 +92,7 @@ async function main() {
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
+  if (want('dashboard')) Object.assign(results, await benchDashboard());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

@@ -1,9 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Catalog, Overrides } from '../pricing/catalog';
+import type { SessionDetailCache } from '../store/activity-query';
+import type { UsageRollup } from '../store/usage-rollup';
 
 /** What a page needs: a read-only connection to the log, the prices, the collector's health, and the clock. */
 export interface DashboardContext {
   db: Database.Database;
+  /** model-call usage, kept up to date in memory (never a read of the whole usage index per request) */
+  usage: UsageRollup;
+  sessionDetails: SessionDetailCache;
   logPath: string;
   catalog: Catalog;
   overrides?: Overrides;

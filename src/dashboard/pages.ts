@@ -1,4 +1,4 @@
-import { changesSince } from '../store/activity-query';
+import { changesSince, newestSeq } from '../store/activity-query';
 import type { DashboardContext, Query } from './context';
 import { param } from './context';
 import { html, type Html } from './html';
@@ -13,7 +13,7 @@ import { tokensPage } from './pages/tokens';
 export const PAGES: Record<string, PageName> = { '/': 'overview', '/sessions': 'sessions', '/session': 'timeline', '/events': 'events', '/tokens': 'tokens' };
 
 export async function renderPage(page: PageName, ctx: DashboardContext, q: Query): Promise<{ status: number; html: string }> {
-  const seq = changesSince(ctx.db, 0n).seq;
+  const seq = newestSeq(ctx.db);
   let r: { title: string; body: Html; status?: number };
   switch (page) {
     case 'overview':
@@ -42,6 +42,8 @@ export function notFoundPage(path: string): string {
 /** `GET /api/changes?since=SEQ`: the newest commit and how many came after SEQ (the pages poll it). */
 export function changes(ctx: DashboardContext, q: Query): { seq: string; newEvents: number } {
   const since = param(q, 'since');
-  const c = changesSince(ctx.db, since !== undefined && /^\d{1,19}$/.test(since) ? BigInt(since) : 0n);
+  // Without a valid `since` there is nothing to count from: the newest sequence only, never a count of the log.
+  if (since === undefined || !/^\d{1,19}$/.test(since)) return { seq: newestSeq(ctx.db).toString(), newEvents: 0 };
+  const c = changesSince(ctx.db, BigInt(since));
   return { seq: c.seq.toString(), newEvents: c.newEvents };
 }

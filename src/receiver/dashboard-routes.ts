@@ -10,8 +10,9 @@ import { eventSearchOf } from '../dashboard/pages/events';
 import { SECURITY_HEADERS } from '../dashboard/security';
 import { BeaconError } from '../model/errors';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { iterateEvents } from '../store/activity-query';
+import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
 import { EventLog } from '../store/event-log';
+import { UsageRollup } from '../store/usage-rollup';
 import { exportLine } from '../store/jsonl-export';
 
 export interface DashboardOptions {
@@ -33,9 +34,14 @@ const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
  */
 export function registerDashboard(app: FastifyInstance, options: DashboardOptions): void {
   let log: EventLog | undefined;
+  let usage: UsageRollup | undefined;
+  const sessionDetails: SessionDetailCache = new Map();
   const db = (): Database.Database => {
     // Opened on first use: the collector creates the log before listening, so it exists by then.
-    if (!log) log = EventLog.open(options.logPath, { readonly: true });
+    if (!log) {
+      log = EventLog.open(options.logPath, { readonly: true });
+      usage = new UsageRollup(log.db);
+    }
     return log.db;
   };
   const catalog = loadCatalog();
@@ -48,6 +54,8 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
   })();
   const context = (): DashboardContext => ({
     db: db(),
+    usage: usage!,
+    sessionDetails,
     logPath: options.logPath,
     catalog,
     overrides,

@@ -1,5 +1,8 @@
 import type Database from 'better-sqlite3';
-import { queryUsage, type UsageRow } from './usage-query';
+import { queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from './usage-query';
+
+/** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
+export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];
 
 /**
  * What happened, read for people: sessions, a session's timeline with every observation of a tool
@@ -49,7 +52,11 @@ export interface SessionDetail {
   deniedCalls: number;
   prompts: number;
   methods: string[];
+  events: number;
 }
+
+/** Details of sessions already read, by id, with the last event time they were read at (a long-lived reader keeps one). */
+export type SessionDetailCache = Map<string, { lastNs: bigint; detail: SessionDetail }>;
 
 export interface SessionPage {
   total: number;
@@ -61,22 +68,30 @@ export interface SessionPage {
  * alone, tokens from the usage index; the repository is one indexed lookup per session; the costly
  * part (tool calls by kind, failures) is computed for the returned page only.
  */
-export function listSessions(db: Database.Database, filter: SessionFilter, opts: { sort?: SessionSort; desc?: boolean; limit?: number; offset?: number } = {}): SessionPage {
-  const having: string[] = [];
-  const params: unknown[] = [];
-  if (filter.sinceNs !== undefined) (having.push('lastNs >= ?'), params.push(filter.sinceNs));
-  if (filter.untilNs !== undefined) (having.push('firstNs < ?'), params.push(filter.untilNs));
-  const bounds = db
-    .prepare(
-      `SELECT session_id AS id, min(ts_ns) AS firstNs, max(ts_ns) AS lastNs, count(*) AS events
-       FROM events ${hint(db, 'events_session')} WHERE session_id IS NOT NULL GROUP BY session_id
-       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`,
-    )
-    .safeIntegers(true)
-    .all(...params) as { id: string; firstNs: bigint; lastNs: bigint; events: bigint }[];
+export function listSessions(
+  db: Database.Database,
+  filter: SessionFilter,
+  opts: { sort?: SessionSort; desc?: boolean; limit?: number; offset?: number; usage?: UsageSource; detailCache?: SessionDetailCache } = {},
+): SessionPage {
+  // Distinct sessions by skip-scan of the session index (one seek per session), each one's first
+  // and last event by two more seeks: a few thousand index reads, never the index's million entries.
+  const idx = hint(db, 'events_session');
+  const nextId = db.prepare(`SELECT session_id FROM events ${idx} WHERE session_id > ? ORDER BY session_id LIMIT 1`).pluck();
+  const firstTs = db.prepare(`SELECT ts_ns FROM events ${idx} WHERE session_id = ? ORDER BY ts_ns LIMIT 1`).pluck().safeIntegers(true);
+  const lastTs = db.prepare(`SELECT ts_ns FROM events ${idx} WHERE session_id = ? ORDER BY ts_ns DESC LIMIT 1`).pluck().safeIntegers(true);
+  const countOf = db.prepare(`SELECT count(*) FROM events ${idx} WHERE session_id = ?`).pluck();
+  const bounds: { id: string; firstNs: bigint; lastNs: bigint }[] = [];
+  for (let id = db.prepare(`SELECT min(session_id) FROM events ${idx}`).pluck().get() as string | null; id !== null && id !== undefined; id = nextId.get(id) as string | undefined ?? null) {
+    const lastNs = lastTs.get(id) as bigint;
+    if (filter.sinceNs !== undefined && lastNs < filter.sinceNs) continue;
+    const firstNs = firstTs.get(id) as bigint;
+    if (filter.untilNs !== undefined && firstNs >= filter.untilNs) continue;
+    bounds.push({ id, firstNs, lastNs });
+  }
 
   const usage = new Map<string, UsageRow[]>();
-  for (const r of queryUsage(db, { sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
+  const usageOf: UsageSource = opts.usage ?? ((f, by) => queryUsage(db, f, by));
+  for (const r of usageOf({ sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
     if (r.grp === null) continue;
     const list = usage.get(r.grp) ?? [];
     list.push(r);
@@ -87,7 +102,7 @@ export function listSessions(db: Database.Database, filter: SessionFilter, opts:
     const u = usage.get(b.id) ?? [];
     if (filter.model !== undefined && u.length === 0) continue;
     const s: SessionSummary = {
-      id: b.id, firstNs: b.firstNs, lastNs: b.lastNs, events: Number(b.events), usage: u,
+      id: b.id, firstNs: b.firstNs, lastNs: b.lastNs, events: -1, usage: u,
       modelCalls: u.reduce((a, r) => a + r.calls, 0), tokens: u.reduce((a, r) => a + r.input + r.output + r.cacheRead + r.cacheWrite, 0),
       repository: null, branch: null, harness: null,
     };
@@ -100,6 +115,8 @@ export function listSessions(db: Database.Database, filter: SessionFilter, opts:
     sessions = sessions.filter((s) => s.repository === filter.repository);
   }
   const sort = opts.sort ?? 'end';
+  // Event counts are a range count per session: for every candidate only when sorting by them.
+  if (sort === 'events') for (const s of sessions) s.events = countOf.get(s.id) as number;
   const key = (s: SessionSummary): number | bigint =>
     sort === 'start' ? s.firstNs : sort === 'end' ? s.lastNs : sort === 'duration' ? s.lastNs - s.firstNs : sort === 'events' ? s.events : sort === 'model_calls' ? s.modelCalls : s.tokens;
   const dir = opts.desc === false ? 1 : -1;
@@ -112,7 +129,14 @@ export function listSessions(db: Database.Database, filter: SessionFilter, opts:
   const page = sessions.slice(offset, offset + (opts.limit ?? 50));
   for (const s of page) {
     if (filter.repository === undefined) fillOrigin(s);
-    s.detail = sessionDetail(db, s.id);
+    // A session's detail changes only with new events, which move its last event time.
+    const cached = opts.detailCache?.get(s.id);
+    s.detail = cached && cached.lastNs === s.lastNs ? cached.detail : sessionDetail(db, s.id);
+    if (opts.detailCache && cached?.detail !== s.detail) {
+      if (opts.detailCache.size >= 10_000) opts.detailCache.clear();
+      opts.detailCache.set(s.id, { lastNs: s.lastNs, detail: s.detail });
+    }
+    s.events = s.detail.events;
   }
   return { total: sessions.length, sessions: page };
 }
@@ -141,7 +165,7 @@ function sessionDetail(db: Database.Database, sessionId: string): SessionDetail 
   const methods = new Set<string>();
   let prompts = 0;
   let anonymous = 0;
-  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: 0, methods: [] };
+  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: 0, methods: [], events: rows.length };
   for (const r of rows) {
     methods.add(r.method);
     if (r.action === 'prompt.submitted') prompts++;
@@ -335,46 +359,53 @@ export interface EventSearchPage {
   budgetExhausted: boolean;
 }
 
-export const SEARCH_SCAN_BUDGET = 200_000;
+export const SEARCH_SCAN_BUDGET = 50_000;
 
 /**
  * Matching events, newest first, `limit` per page, continuing below `before`. The indexed parts
- * (session, time window) narrow the scan in SQL; the other filters are applied while reading under a
- * row budget, so a rare match costs at most `budget` rows per page and the page says where to go on.
+ * (session, time window) choose the rows in index order; at most `budget` of them are read, and the
+ * other filters (action, path, model, tool, text) are applied by SQLite while reading them, so a
+ * rare match costs a bounded read per page and the page says where the next one starts.
  */
 export function searchEvents(db: Database.Database, s: EventSearch, opts: { before?: EventCursor; limit?: number; budget?: number } = {}): EventSearchPage {
   const limit = opts.limit ?? 50;
-  const budget = opts.budget ?? SEARCH_SCAN_BUDGET;
-  const { sql, params } = scanSql(db, s, opts.before, !!(s.q || s.tool));
-  const matches = rowMatcher(s);
-  const events: StoredActivity[] = [];
-  let scanned = 0;
-  let last: EventCursor | undefined;
-  let exhausted = true;
-  const it = db.prepare(sql).safeIntegers(true).raw(true).iterate(...params) as IterableIterator<unknown[]>;
-  for (const r of it) {
-    scanned++;
-    const [seq, tsNs, method, action, model, callId, record] = r as [bigint, bigint, string, string, string | null, string | null, string | null];
-    last = { tsNs, seq };
-    if (matches(action, method, model, record)) {
-      events.push({ seq, tsNs, method, action, toolCallId: callId, record: record ?? '' });
-      if (events.length >= limit) {
-        exhausted = false;
-        break;
-      }
-    }
-    if (scanned >= budget) {
-      exhausted = false;
-      break;
-    }
+  const budget = Math.max(1, Math.floor(opts.budget ?? SEARCH_SCAN_BUDGET));
+  const { where, params, index } = windowSql(db, s, opts.before);
+  const filters: string[] = [];
+  const fparams: unknown[] = [];
+  if (s.action !== undefined) (filters.push('action = ?'), fparams.push(s.action));
+  if (s.method !== undefined) (filters.push('method = ?'), fparams.push(s.method));
+  if (s.model !== undefined) (filters.push('substr(model, 1, length(?)) = ?'), fparams.push(s.model, s.model));
+  // LIKE is case-insensitive for ASCII, as a search box is; the needle's own % and _ are literal.
+  if (s.q !== undefined) (filters.push("record LIKE ? ESCAPE '\\'"), fparams.push(`%${s.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (s.tool !== undefined) (filters.push('instr(record, ?) > 0'), fparams.push(`"name":${JSON.stringify(s.tool)}`));
+  const win = `SELECT seq, ts_ns, method, action, tool_call_id, record FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT ?`;
+  const rows = db
+    .prepare(`SELECT seq, ts_ns, method, action, tool_call_id, record FROM (${win}) ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''} LIMIT ?`)
+    .safeIntegers(true)
+    .raw(true)
+    .all(...params, budget, ...fparams, limit) as [bigint, bigint, string, string, string | null, string][];
+  let events: StoredActivity[] = rows.map(([seq, tsNs, method, action, toolCallId, record]) => ({ seq, tsNs, method, action, toolCallId, record }));
+  if (s.tool !== undefined) {
+    // instr found the name somewhere; keep the events whose tool is exactly it.
+    events = events.filter((e) => {
+      const r = parseRecord(e.record);
+      return r.gen_ai?.tool?.name === s.tool || r.tool?.name === s.tool;
+    });
   }
-  if (!exhausted) it.return?.();
-  // Records of the page only, when the scan did not need them.
-  if (!(s.q || s.tool) && events.length) {
-    const get = db.prepare('SELECT record FROM events WHERE seq = ?').pluck();
-    for (const e of events) e.record = get.get(e.seq) as string;
+  if (rows.length >= limit) {
+    const last = rows[rows.length - 1]!;
+    return { events, next: { tsNs: last[1], seq: last[0] }, scanned: -1, budgetExhausted: false };
   }
-  return { events, next: exhausted ? undefined : last, scanned, budgetExhausted: !exhausted && events.length < limit };
+  // Fewer than a page: either the window ran out of rows (the end), or the budget did (go on from its far end).
+  const far = db
+    .prepare(`SELECT seq, ts_ns FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT 1 OFFSET ?`)
+    .safeIntegers(true)
+    .raw(true)
+    .get(...params, budget - 1) as [bigint, bigint] | undefined;
+  if (!far) return { events, scanned: budget, budgetExhausted: false };
+  const more = db.prepare(`SELECT 1 FROM events ${index} ${where} ${where ? 'AND' : 'WHERE'} (ts_ns < ? OR (ts_ns = ? AND seq < ?)) LIMIT 1`).get(...params, far[1], far[1], far[0]);
+  return { events, next: more ? { tsNs: far[1], seq: far[0] } : undefined, scanned: budget, budgetExhausted: more !== undefined };
 }
 
 /** Every matching event, newest first, in chunks (for the JSONL download): never the whole log in memory. */
@@ -388,7 +419,7 @@ export function* iterateEvents(db: Database.Database, s: EventSearch, chunk = 20
   }
 }
 
-function scanSql(db: Database.Database, s: EventSearch, before: EventCursor | undefined, withRecord: boolean): { sql: string; params: unknown[] } {
+function windowSql(db: Database.Database, s: EventSearch, before: EventCursor | undefined): { where: string; params: unknown[]; index: string } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (s.sessionId !== undefined) (where.push('session_id = ?'), params.push(s.sessionId));
@@ -396,40 +427,26 @@ function scanSql(db: Database.Database, s: EventSearch, before: EventCursor | un
   if (s.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(s.untilNs));
   if (before) (where.push('(ts_ns < ? OR (ts_ns = ? AND seq < ?))'), params.push(before.tsNs, before.tsNs, before.seq));
   const index = s.sessionId !== undefined ? hint(db, 'events_session') : hint(db, 'events_ts');
-  const sql = `SELECT seq, ts_ns, method, action, model, tool_call_id, ${withRecord ? 'record' : 'NULL'} FROM events ${index}
-    ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts_ns DESC, seq DESC`;
-  return { sql, params };
-}
-
-function rowMatcher(s: EventSearch): (action: string, method: string, model: string | null, record: string | null) => boolean {
-  const q = s.q?.toLowerCase();
-  const model = s.model;
-  const tool = s.tool;
-  const toolNeedle = tool === undefined ? undefined : JSON.stringify(tool).slice(1, -1);
-  return (action, method, m, record) => {
-    if (s.action !== undefined && action !== s.action) return false;
-    if (s.method !== undefined && method !== s.method) return false;
-    if (model !== undefined && !(m !== null && m.startsWith(model))) return false;
-    if (q !== undefined && !(record !== null && record.toLowerCase().includes(q))) return false;
-    if (tool !== undefined) {
-      if (record === null || !record.includes(toolNeedle!)) return false;
-      const r = parseRecord(record);
-      if (r.gen_ai?.tool?.name !== tool && r.tool?.name !== tool) return false;
-    }
-    return true;
-  };
+  return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params, index };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Small facts for the overview and live updates
 
-/** The newest commit's sequence and how many events were committed after `sinceSeq`. */
-export function changesSince(db: Database.Database, sinceSeq: bigint): { seq: bigint; newEvents: number } {
-  const r = db.prepare('SELECT coalesce(max(seq), 0) AS seq, count(*) AS n FROM events WHERE seq > ?').safeIntegers(true).get(sinceSeq) as { seq: bigint; n: bigint };
-  return { seq: r.seq > sinceSeq ? r.seq : sinceSeq, newEvents: Number(r.n) };
+/** The newest commit's sequence: the end of the rowid b-tree, one page read. */
+export function newestSeq(db: Database.Database): bigint {
+  return (db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().safeIntegers(true).get() as bigint);
 }
 
-export const RECENT_WINDOW = 200_000;
+/** The newest commit's sequence and how many events were committed after `sinceSeq` (a rowid range: cheap for a recent `sinceSeq`). */
+export function changesSince(db: Database.Database, sinceSeq: bigint, cap = 10_000): { seq: bigint; newEvents: number } {
+  const seq = newestSeq(db);
+  // Counted up to `cap` (the page shows "10,000+"): a stale or zero `since` must not count the whole log.
+  const n = seq > sinceSeq ? (db.prepare('SELECT count(*) FROM (SELECT 1 FROM events WHERE seq > ? LIMIT ?)').pluck().get(sinceSeq, cap) as number) : 0;
+  return { seq: seq > sinceSeq ? seq : sinceSeq, newEvents: n };
+}
+
+export const RECENT_WINDOW = 20_000;
 
 /** The last event time per collection path among the newest `window` events (a bounded read of the time index). */
 export function lastEventByMethod(db: Database.Database, window = RECENT_WINDOW): Record<string, bigint> {

@@ -1,4 +1,4 @@
-import { searchEvents, type EventSearch } from '../../store/activity-query';
+import { SEARCH_SCAN_BUDGET, searchEvents, type EventSearch } from '../../store/activity-query';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtInt, fmtTime, isoTime } from '../format';
@@ -53,7 +53,7 @@ ${sinceSelect(keep.since ?? 'all')}
 <button type="submit">Search</button> <a href="/events">reset</a>
 <a class="download" href="${href('/events.jsonl', keep)}" download="beacon-events.jsonl">download JSONL</a>
 </form>
-<p class="muted">Newest first, ${PAGE} per page; a page reads at most ${fmtInt(200_000)} events of the log, so a rare match may take several pages.</p>
+<p class="muted">Newest first, ${PAGE} per page; a page reads at most ${fmtInt(SEARCH_SCAN_BUDGET)} events of the log, so a rare match may take several pages.</p>
 ${page.budgetExhausted ? html`<p class="note">Read ${fmtInt(page.scanned)} events back to ${fmtTime(page.next!.tsNs)} with ${page.events.length} match${page.events.length === 1 ? '' : 'es'} so far. <a href="${href('/events', { ...keep, before: `${page.next!.tsNs}.${page.next!.seq}` })}">search older events →</a></p>` : ''}
 <table id="events"><thead><tr><th>time (UTC)</th><th>action</th><th>path</th><th>session</th><th>what</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">No matching events${before ? ' in this range' : ''}.</td></tr>`}</tbody></table>

@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { UsagePricer } from '../../pricing/usage-groups';
 import { lastEventByMethod, needsAttention, RECENT_WINDOW } from '../../store/activity-query';
-import { queryUsage } from '../../store/usage-query';
 import type { DashboardContext } from '../context';
 import { fmtBytes, fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';
 import { href, html, type Html } from '../html';
@@ -14,7 +13,7 @@ export async function overviewPage(ctx: DashboardContext): Promise<{ title: stri
   const nowNs = BigInt(ctx.nowMs) * 1_000_000n;
   const todayNs = BigInt(Date.UTC(new Date(ctx.nowMs).getUTCFullYear(), new Date(ctx.nowMs).getUTCMonth(), new Date(ctx.nowMs).getUTCDate())) * 1_000_000n;
   // One read of the usage index for 30 days, by day; today and 7 days are sums of its rows.
-  const rows = queryUsage(ctx.db, { sinceNs: nowNs - 30n * DAY_NS }, 'day');
+  const rows = ctx.usage.query({ sinceNs: nowNs - 30n * DAY_NS }, 'day');
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
   const dayOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 10);
   const today = dayOf(todayNs);

@@ -6,7 +6,7 @@ import { param } from '../context';
 import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';
 import { href, html, type Html } from '../html';
 
-const PAGE = 50;
+const PAGE = 30;
 export const SINCE_CHOICES: [string, string][] = [['24h', 'last 24 hours'], ['7d', 'last 7 days'], ['30d', 'last 30 days'], ['90d', 'last 90 days'], ['all', 'all time']];
 
 /** `since`/`until` from the URL: a duration (`7d`), an RFC 3339 time, or `all`. */
@@ -40,7 +40,7 @@ export function sessionsPage(ctx: DashboardContext, q: Query): { title: string; 
   const offset = Math.max(0, Number(param(q, 'offset') ?? 0) | 0);
   if (w.error) return { title: 'Sessions', status: 400, body: html`<h1>Sessions</h1><p class="bad">${w.error}</p>` };
 
-  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model }, { sort, desc, limit: PAGE, offset });
+  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model }, { sort, desc, limit: PAGE, offset, usage: (f, by) => ctx.usage.query(f, by), detailCache: ctx.sessionDetails });
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
   const keep = { since: w.since, until: param(q, 'until'), repository, model };
   const th = (label: string, key: SessionSort, numeric = false) => {

@@ -1,6 +1,5 @@
 import { UsagePricer, type PricedGroup } from '../../pricing/usage-groups';
 import { sessionOrigin } from '../../store/activity-query';
-import { queryUsage } from '../../store/usage-query';
 import { stackedBars } from '../chart';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
@@ -31,13 +30,13 @@ export function tokensPage(ctx: DashboardContext, q: Query): { title: string; bo
   const filter = { sinceNs: w.sinceNs, untilNs: w.untilNs, model, sessionId: session };
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
 
-  const timeRows = queryUsage(ctx.db, filter, bucket === 'hour' ? 'hour' : 'day');
+  const timeRows = ctx.usage.query(filter, bucket === 'hour' ? 'hour' : 'day');
   const byBucket = pricer.group(timeRows, (r) => (bucket === 'week' ? isoWeek(r.grp!) : r.grp!));
   const buckets = [...byBucket.values()].sort((a, b) => a.key.localeCompare(b.key));
   const byModel = pricer.group(timeRows, (r) => `${r.model ?? '(no model)'}${r.provider ? ` (${r.provider})` : ''}`);
   const byProvider = pricer.group(timeRows, (r) => r.provider ?? '(none)');
   const total = pricer.total(timeRows);
-  const sessionRows = queryUsage(ctx.db, filter, 'session');
+  const sessionRows = ctx.usage.query(filter, 'session');
   const bySession = pricer.group(sessionRows, (r) => r.grp ?? '(none)');
   const repoOf = new Map<string, string>();
   for (const id of bySession.keys()) repoOf.set(id, sessionOrigin(ctx.db, id).repository ?? '(not recorded)');

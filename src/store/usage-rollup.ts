@@ -1,0 +1,99 @@
+import type Database from 'better-sqlite3';
+import type { UsageFilter, UsageGrouping, UsageRow } from './usage-query';
+
+const HOUR_NS = 3_600_000_000_000n;
+const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
+const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
+const SUMS = `count(*) AS calls,
+  coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
+  coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
+  coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
+  ${above(200000, 'input_tokens')} AS i200, ${above(200000, 'output_tokens')} AS o200, ${above(200000, 'cache_read_tokens')} AS r200, ${above(200000, 'cache_creation_tokens')} AS w200,
+  ${above(272000, 'input_tokens')} AS i272, ${above(272000, 'output_tokens')} AS o272, ${above(272000, 'cache_read_tokens')} AS r272, ${above(272000, 'cache_creation_tokens')} AS w272`;
+
+interface Cell extends UsageRow {
+  hour: number;
+  session: string | null;
+}
+
+const NUMERIC = ['calls', 'input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'reportedCalls', 'i200', 'o200', 'r200', 'w200', 'i272', 'o272', 'r272', 'w272'] as const;
+
+/**
+ * Model-call usage per (UTC hour, session, model, provider), kept in memory and brought up to date
+ * from the rows committed since the last read (a rowid range), so a dashboard page sums a few
+ * thousand cells instead of reading the usage index of a million events on every request. The
+ * first read builds it from the usage index; retention (the oldest sequence moving) rebuilds it.
+ * Time windows therefore resolve to whole hours: an hour is in a window when any of it is.
+ */
+export class UsageRollup {
+  private cells = new Map<string, Cell>();
+  private lastSeq = -1n;
+  private firstSeq = -1n;
+
+  constructor(private readonly db: Database.Database) {}
+
+  refresh(): void {
+    const read = this.db.transaction(() => {
+      // Two statements: SQLite answers a lone min() or max() from the b-tree's edge, both together by a scan.
+      const edge = (f: 'min' | 'max') => (this.db.prepare(`SELECT coalesce(${f}(seq), 0) FROM events`).pluck().safeIntegers(true).get() as bigint);
+      const bounds = { lo: edge('min'), hi: edge('max') };
+      // Retention removed the oldest events: what they added cannot be taken out, so build again.
+      if (this.firstSeq > 0n && bounds.lo !== this.firstSeq) this.lastSeq = -1n;
+      this.firstSeq = bounds.lo;
+      if (bounds.hi === this.lastSeq) return;
+      const fresh = this.lastSeq < 0n;
+      if (fresh) this.cells.clear();
+      const hasIndex = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'events_usage'").get() !== undefined;
+      const sql = fresh
+        ? `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${SUMS} FROM events ${hasIndex ? 'INDEXED BY events_usage' : ''}
+           WHERE action = 'model.invoked' AND seq <= ? GROUP BY hour, session, model, provider`
+        : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${SUMS} FROM events
+           WHERE seq > ? AND seq <= ? AND action = 'model.invoked' GROUP BY hour, session, model, provider`;
+      const rows = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as (Cell & { hour: number })[];
+      for (const r of rows) this.merge(r);
+      this.lastSeq = bounds.hi;
+    });
+    read();
+  }
+
+  private merge(r: Cell): void {
+    const key = `${r.hour}\u0000${r.session}\u0000${r.model}\u0000${r.provider}`;
+    const c = this.cells.get(key);
+    if (!c) {
+      this.cells.set(key, { ...r, grp: null });
+      return;
+    }
+    for (const k of NUMERIC) c[k] += r[k];
+    if (r.reportedCost !== null) c.reportedCost = (c.reportedCost ?? 0) + r.reportedCost;
+  }
+
+  /** The same rows `queryUsage` returns (one per group, model, provider), from memory. */
+  query(filter: UsageFilter, by: UsageGrouping): UsageRow[] {
+    this.refresh();
+    const sinceHour = filter.sinceNs === undefined ? undefined : Number(filter.sinceNs / HOUR_NS);
+    const untilHour = filter.untilNs === undefined ? undefined : Number((filter.untilNs + HOUR_NS - 1n) / HOUR_NS);
+    const out = new Map<string, UsageRow>();
+    for (const c of this.cells.values()) {
+      if (sinceHour !== undefined && c.hour < sinceHour) continue;
+      if (untilHour !== undefined && c.hour >= untilHour) continue;
+      if (filter.sessionId !== undefined && c.session !== filter.sessionId) continue;
+      if (filter.model !== undefined && !(c.model !== null && c.model.startsWith(filter.model))) continue;
+      const grp = by === 'session' ? c.session : by === 'model' ? c.model : by === 'provider' ? c.provider : hourLabel(c.hour, by);
+      const key = `${grp}\u0000${c.model}\u0000${c.provider}`;
+      const g = out.get(key);
+      if (!g) {
+        const { hour: _h, session: _s, ...row } = c;
+        out.set(key, { ...row, grp });
+        continue;
+      }
+      for (const k of NUMERIC) g[k] += c[k];
+      if (c.reportedCost !== null) g.reportedCost = (g.reportedCost ?? 0) + c.reportedCost;
+    }
+    return [...out.values()];
+  }
+}
+
+function hourLabel(hour: number, by: 'day' | 'hour'): string {
+  const iso = new Date(hour * 3_600_000).toISOString();
+  return by === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 13)}:00Z`;
+}
