@@ -24,7 +24,7 @@ export function stackedBars(buckets: StackedBucket[], opts: { width?: number; he
   const plotH = H - bottom - 10;
   const max = Math.max(1, ...buckets.map((b) => b.values.reduce((a, v) => a + v, 0)));
   const step = buckets.length ? plotW / buckets.length : plotW;
-  const bar = Math.max(1, step * 0.8);
+  const bar = Math.max(1, Math.min(60, step * 0.8));
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => ({ y: 10 + plotH * (1 - f), label: fmtTokens(Math.round(max * f)) }));
   const every = Math.max(1, Math.ceil(buckets.length / 12));
   const bars = buckets.map((b, i) => {

@@ -40,5 +40,6 @@ svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg
 .legend{display:flex;gap:14px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
 .legend .in{background:var(--in)}.legend .out{background:var(--out)}.legend .cr{background:var(--cr)}.legend .cw{background:var(--cw)}
 .big{font-size:22px;font-weight:600}.sub{font-size:12px;color:var(--muted)}
+#sessions td:nth-child(2),#sessions td:nth-child(3),#sessions td:nth-child(10),#events td:first-child{white-space:nowrap}
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
 `;
