@@ -7,9 +7,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractGenAiEvents } from '../src/genai/extract';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { sanitizeRecord } from '../src/redact/sanitize';
 import { EventLog } from '../src/store/event-log';
-import { toRow } from '../src/store/row';
+import { toRows } from '../src/ingest/rows';
 import { startCollector } from '../test/helpers/daemon';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
@@ -56,10 +55,10 @@ async function main() {
     results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
     results.pipelineSpansPerSec = rate(2, (i) => {
       const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
-      for (const ev of ex.events) toRow(ev, sanitizeRecord(ev.record, ev.contentField).json);
+      toRows(ex.events);
       return 100;
     });
-    const sample = extractGenAiEvents(decodeProtoTraces(body)).events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
+    const sample = toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
-import { sanitizeRecord } from '../redact/sanitize';
-import { EventLog } from '../store/event-log';
-import { toRow, type EventRow } from '../store/row';
+import { DirectLogSink } from '../ingest/direct-sink';
+import { toRows } from '../ingest/rows';
+import type { EventRow } from '../ingest/sink';
 import { GooseStreamParser } from '../stream/goose-stream';
 import type { StreamEvent } from '../stream/harness-event';
 import { LineSplitter } from '../stream/lines';
@@ -42,11 +42,11 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
   const format = values.format ?? 'harness';
   if (format !== 'harness' && format !== 'beacon') throw new BeaconError('usage', `--format must be harness or beacon, got ${format}`);
 
-  let log: EventLog | undefined;
+  let log: DirectLogSink | undefined;
   let logFailed = false;
   if (!values['no-log']) {
     try {
-      log = EventLog.open(resolveEventLogPath(values.log, io.env), { hookConnection: true });
+      log = new DirectLogSink(resolveEventLogPath(values.log, io.env)).open();
     } catch (e) {
       // The stream still flows (a pipeline must not break); the failure is reported and the exit code says so.
       io.stderr(`beacon stream: not recording: ${(e as Error).message}\n`);
@@ -62,15 +62,22 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
     stdoutOpen = false; // a closed pipe (| head): keep recording, stop printing
   });
 
-  const flushRows = () => {
-    if (!log || rows.length === 0) return;
-    try {
-      log.append(rows);
-    } catch (e) {
-      if (!logFailed) io.stderr(`beacon stream: recording failed: ${(e as Error).message}\n`);
-      logFailed = true;
-    }
+  // Appends run one after another, in order; each batch is handed over whole.
+  let flushing: Promise<void> = Promise.resolve();
+  const flushRows = (): Promise<void> => {
+    if (!log || rows.length === 0) return flushing;
+    const batch = rows;
+    const sink = log;
     rows = [];
+    flushing = flushing.then(async () => {
+      try {
+        await sink.append(batch);
+      } catch (e) {
+        if (!logFailed) io.stderr(`beacon stream: recording failed: ${(e as Error).message}\n`);
+        logFailed = true;
+      }
+    });
+    return flushing;
   };
 
   const handle = (events: StreamEvent[]) => {
@@ -78,22 +85,26 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
       const rec = streamRecord(ev, values.session);
       let json: string | undefined;
       if (rec) {
-        json = sanitizeRecord(rec.record, rec.contentField).json;
-        if (log) rows.push(toRow(rec, json));
+        const r = toRows([rec]);
+        for (const x of r.rejected) io.stderr(`beacon stream: event ${x.action} not recorded: ${x.reason}\n`);
+        if (r.rows.length > 0) {
+          json = r.rows[0]!.record;
+          if (log) rows.push(r.rows[0]!);
+        }
       }
       if (!values.tee && stdoutOpen) {
         if (format === 'harness' && ev.harness) write(JSON.stringify(ev.harness));
         else if (format === 'beacon' && json) write(json);
       }
     }
-    if (rows.length >= BATCH) flushRows();
+    if (rows.length >= BATCH) void flushRows();
   };
 
   const write = (line: string) => {
     io.stdout.write(`${line}\n`);
   };
 
-  const timer = setInterval(flushRows, 250);
+  const timer = setInterval(() => void flushRows(), 250);
   try {
     for await (const chunk of io.stdin as AsyncIterable<Buffer | string>) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -104,7 +115,7 @@ export async function runStream(argv: string[], io: StreamIO): Promise<number> {
     handle(parser.end());
   } finally {
     clearInterval(timer);
-    flushRows();
+    await flushRows();
     log?.close();
   }
   return logFailed ? 1 : 0;

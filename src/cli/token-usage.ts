@@ -106,7 +106,7 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
     const m = matchModel(r.model, r.provider, catalog, overrides);
     const sums: TokenSums = {
       input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite,
-      above: { 200000: { input: r.i200, output: r.o200, cacheRead: r.r200, cacheWrite: r.w200 }, 272000: { input: r.i272, output: r.o272, cacheRead: r.r272, cacheWrite: r.w272 } },
+      above: r.above,
     };
     const estimate = m.priced ? estimateCost(sums, m.rates) : undefined;
     const name = r.model ?? '(no model)';

@@ -1,4 +1,4 @@
-import type { GenAiFields, StoredEvent } from '../model/record';
+import type { GenAiFields, NormalizedEvent } from '../model/record';
 import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
 import { baseRecord, rawSection } from './base-record';
@@ -6,7 +6,7 @@ import { finishReasons, reasoningText } from './messages';
 import { extractUsage } from './usage';
 
 /** One model call (`gen_ai.operation.name` = chat and kin) → one `model.invoked` event. */
-export function extractChatSpan(span: SpanRecord, operation: string): StoredEvent & { contentField?: 'reasoning.text' } {
+export function extractChatSpan(span: SpanRecord, operation: string): NormalizedEvent {
   const a = span.attributes;
   const record = baseRecord(span, 'model.invoked', 'model', 'observed');
 
@@ -54,6 +54,5 @@ export function extractChatSpan(span: SpanRecord, operation: string): StoredEven
     record,
     timeUnixNano: span.startTimeUnixNano,
     dropIfChatChildStored: true,
-    ...(reasoning ? { contentField: 'reasoning.text' as const } : {}),
   };
 }

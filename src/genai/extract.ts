@@ -1,6 +1,5 @@
-import type { StoredEvent } from '../model/record';
+import type { NormalizedEvent } from '../model/record';
 import type { SpanRecord } from '../model/span';
-import type { ContentField } from '../model/record';
 import { SpanRejected, stringAttr } from './attributes';
 import { extractChatSpan } from './chat-span';
 import { extractToolSpan } from './tool-span';
@@ -8,12 +7,8 @@ import { extractToolSpan } from './tool-span';
 /** Operations that are one model call each. `invoke_agent` spans carry turn totals and are never counted. */
 const INFERENCE_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion', 'embeddings']);
 
-export interface ExtractedEvent extends StoredEvent {
-  contentField?: ContentField;
-}
-
 export interface Extraction {
-  events: ExtractedEvent[];
+  events: NormalizedEvent[];
   /** spans whose GenAI data was invalid, with why */
   rejected: { spanId: string; reason: string }[];
 }

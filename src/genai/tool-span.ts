@@ -1,12 +1,11 @@
-import type { ContentField } from '../model/record';
-import type { GenAiFields, StoredEvent } from '../model/record';
+import type { GenAiFields, NormalizedEvent } from '../model/record';
 import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { stringAttr, structuredAttr } from './attributes';
 import { baseRecord, rawSection } from './base-record';
 
 /** One tool call (`execute_tool`) → the shared tool taxonomy, or nothing for goose's internal todo tool. */
-export function extractToolSpan(span: SpanRecord): (StoredEvent & { contentField?: ContentField }) | undefined {
+export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
   const a = span.attributes;
   // goose G47 always exports `input` = {"tool","arguments"}; the gated gen_ai.* keys win when present.
   const input = structuredAttr(a.input);
@@ -54,8 +53,7 @@ export function extractToolSpan(span: SpanRecord): (StoredEvent & { contentField
   }
   record.raw = rawSection(span);
 
-  const contentField: ContentField | undefined = record.file?.diff ? 'file.diff' : record.command?.command ? 'command.command' : undefined;
-  return { record, timeUnixNano: span.startTimeUnixNano, ...(contentField ? { contentField } : {}) };
+  return { record, timeUnixNano: span.startTimeUnixNano };
 }
 
 /** The shell's exit code, from the tool result's structuredContent (goose's developer shell reports it). */

@@ -1,13 +1,9 @@
 import { localUser, newRecord } from '../model/envelope';
 import { callEventId, freshEventId } from '../model/event-id';
-import type { ContentField, StoredEvent } from '../model/record';
+import type { NormalizedEvent } from '../model/record';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { gitBranch } from './git';
 import type { GoosePayload, Subcommand } from './payload';
-
-export interface HookEvent extends StoredEvent {
-  contentField?: ContentField;
-}
 
 interface Context {
   now: bigint;
@@ -15,7 +11,7 @@ interface Context {
 }
 
 /** goose hook payload → the Beacon events it stands for (none for goose's internal todo tool). */
-export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): HookEvent[] {
+export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): NormalizedEvent[] {
   switch (sub) {
     case 'session-start':
       return [simple(p, ctx, 'session.started', 'session', 'Agent session started')];
@@ -27,7 +23,6 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
       const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
       if (p.message !== undefined && p.message !== '') {
         ev.record.prompt = { text: p.message };
-        ev.contentField = 'prompt.text';
       }
       return [ev];
     }
@@ -43,7 +38,7 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Hook
  * post: the classified action, with a diff for write/edit. failed: `tool.failed`, and never a diff —
  * goose reports a failed edit with the same name and arguments as one that landed.
  */
-function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'failed'): HookEvent[] {
+function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'failed'): NormalizedEvent[] {
   const name = p.tool_name ?? '';
   const cls = classifyGooseTool(name, p.tool_input, { withDiff: phase === 'post', failed: phase === 'failed' });
   if ('consumed' in cls) return [];
@@ -58,16 +53,15 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
-  ev.contentField = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
   return [ev];
 }
 
-function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): HookEvent {
+function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): NormalizedEvent {
   // A prompt, a session start or a stop has no identity of its own: the same prompt twice is two events.
   return base(p, ctx, action, category, message, freshEventId());
 }
 
-function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): HookEvent {
+function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): NormalizedEvent {
   const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: 'goose', collection_method: 'hook' }, message });
   record.user = localUser();
   // No fallback to this process's cwd: under the desktop app it is the application bundle.

@@ -1,14 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
-import { freshEventId } from '../model/event-id';
-import type { Severity } from '../model/record';
-import { nowUnixNano } from '../model/time';
-import { sanitizeRecord } from '../redact/sanitize';
-import { EventLog } from '../store/event-log';
-import { toRow, type EventRow } from '../store/row';
-import { hookEvents, type HookEvent } from './events';
-import { BLOCKING, SUBCOMMANDS, parsePayload, type Subcommand } from './payload';
-import { consultPolicy, policyProvider, type PolicyVerdict } from './policy';
+import { DirectLogSink } from '../ingest/direct-sink';
+import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
+import { BLOCKING, SUBCOMMANDS } from './payload';
 
 export interface HookIO {
   stdin: () => Promise<string>;
@@ -17,19 +11,17 @@ export interface HookIO {
   env: NodeJS.ProcessEnv;
 }
 
-const ALLOW = '{"decision":"allow"}';
-const SEVERITIES = new Set(['info', 'low', 'medium', 'high', 'critical']);
 /** A hook holds goose's turn: wait for the collector's lock at most this long, then give up (allow). */
 const BUSY_TIMEOUT_MS = 3000;
 
 /**
  * `beacon-hooks --platform goose --log PATH --config PATH [--cli PATH] <subcommand>`, event JSON on stdin.
- * Never breaks goose: whatever goes wrong, blocking hooks still answer allow and the exit code is 0;
- * the error goes to stderr.
+ * Only the command line is read here; the pipeline is `handleHook`. Never breaks goose: whatever
+ * goes wrong, blocking hooks still answer allow and the exit code is 0; the error goes to stderr.
  */
 export async function runHook(argv: string[], io: HookIO): Promise<number> {
-  let sub: Subcommand | undefined;
-  let verdict: PolicyVerdict = { decision: 'allow' };
+  let sink: DirectLogSink | undefined;
+  let sub: string | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -37,51 +29,19 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
-    const name = positionals[0];
-    if (!SUBCOMMANDS.includes(name as Subcommand)) throw new Error(`unknown subcommand "${name ?? ''}" (expected ${SUBCOMMANDS.join(', ')})`);
-    sub = name as Subcommand;
+    sub = positionals[0];
+    if (!isSubcommand(sub)) throw new Error(`unknown subcommand "${sub ?? ''}" (expected ${SUBCOMMANDS.join(', ')})`);
     if ((values.platform ?? 'goose') !== 'goose') throw new Error(`unsupported platform "${values.platform}" (this adapter speaks goose)`);
-
-    const payload = parsePayload(await io.stdin());
-    const events = hookEvents(sub, payload, { now: nowUnixNano(), env: io.env });
-
-    const provider = sub === 'pre-tool' && events.length > 0 ? policyProvider(io.env) : undefined;
-    if (provider) {
-      const observed = sanitizeRecord(structuredClone(events[0]!.record), events[0]!.contentField).record;
-      verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: 'goose', event: observed });
-      if (verdict.decision === 'allow' && verdict.failure) io.stderr(`beacon-hooks: policy provider ignored (fail-open): ${verdict.failure}\n`);
-      if (verdict.decision === 'deny') events.push(denialEvent(events[0]!, verdict));
-    }
-
-    if (events.length > 0) {
-      const rows: EventRow[] = events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json));
-      const log = EventLog.open(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS, hookConnection: true });
-      try {
-        log.append(rows);
-      } finally {
-        log.close();
-      }
-    }
+    sink = new DirectLogSink(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS });
+    const outcome = await handleHook(sub, await io.stdin(), { sink, env: io.env });
+    for (const e of outcome.errors) io.stderr(`beacon-hooks: ${e}\n`);
+    if (outcome.reply !== undefined) io.stdout(outcome.reply);
   } catch (e) {
     io.stderr(`beacon-hooks: ${(e as Error).message}\n`);
-  }
-  if (sub && BLOCKING.has(sub)) {
-    io.stdout(verdict.decision === 'deny' && sub === 'pre-tool' ? JSON.stringify({ decision: 'block', reason: verdict.reason }) : ALLOW);
-  } else if (!sub) {
-    // An unparseable command line cannot say whether goose is waiting for a verdict: allow is safe on every event.
-    io.stdout(ALLOW);
+    // Without a known subcommand we cannot tell whether goose waits for a verdict: allow is safe on every event.
+    if (!isSubcommand(sub) || BLOCKING.has(sub)) io.stdout(FALLBACK_REPLY);
+  } finally {
+    sink?.close();
   }
   return 0;
-}
-
-/** The provider's deny, recorded beside the observation it judged. */
-function denialEvent(observed: HookEvent, v: Extract<PolicyVerdict, { decision: 'deny' }>): HookEvent {
-  const record = structuredClone(observed.record);
-  record.event = { ...record.event, action: 'approval.denied', category: 'approval', id: freshEventId(), fidelity: 'observed' };
-  record.severity = (v.severity && SEVERITIES.has(v.severity) ? v.severity : 'high') as Severity;
-  record.approval = { required: true, decision: 'deny', reason: v.reason };
-  record.policy = { ...(v.ruleId ? { id: v.ruleId } : {}), decision: 'deny', enforcement: 'enforce', reason: v.reason };
-  record.message = 'Tool call denied by policy provider';
-  delete record.file?.diff;
-  return { record, timeUnixNano: observed.timeUnixNano, contentField: observed.contentField };
 }

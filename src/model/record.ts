@@ -70,14 +70,21 @@ export interface GenAiFields {
   agent?: { name?: string };
 }
 
-/** An event ready for the store: the record plus what the store indexes. */
-export interface StoredEvent {
+/**
+ * An event as the normalizing stages (genai for OTLP spans, hooks, stream) hand it to the ingest
+ * stage: the record plus the time the store indexes. Ingest redacts and limits it and turns it
+ * into an `EventRow`; nothing else may.
+ */
+export interface NormalizedEvent {
   record: BeaconRecord;
   /** span start (OTLP) or observation time, ns since the epoch */
   timeUnixNano: bigint;
   /** set on a chat span that may be a wrapper of another chat span already stored (goose's opt-in loop) */
   dropIfChatChildStored?: boolean;
 }
+
+/** The former name of `NormalizedEvent`, kept so branches written against it still compile. */
+export type StoredEvent = NormalizedEvent;
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */
 export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text';

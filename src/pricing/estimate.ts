@@ -1,3 +1,4 @@
+import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
 import type { PricedModel, Rates } from './catalog';
 
 /** Token sums of a group of model calls; `above[T]` holds the part from calls whose prompt exceeded T tokens. */
@@ -9,8 +10,6 @@ export interface TokenSums {
   above: Record<number, { input: number; output: number; cacheRead: number; cacheWrite: number }>;
 }
 
-/** Long-context thresholds the usage query splits on (Anthropic and Gemini: 200k; OpenAI: 272k). */
-export const TIER_THRESHOLDS = [200000, 272000] as const;
 
 /**
  * The list-price estimate of a group, USD. Cache reads and writes without a published rate are
@@ -19,7 +18,7 @@ export const TIER_THRESHOLDS = [200000, 272000] as const;
  */
 export function estimateCost(sums: TokenSums, m: PricedModel): number | undefined {
   if (m.input === undefined || m.output === undefined) return undefined;
-  const tier = m.tiers?.filter((t) => (TIER_THRESHOLDS as readonly number[]).includes(t.above_tokens)).sort((a, b) => a.above_tokens - b.above_tokens)[0];
+  const tier = m.tiers?.filter((t) => (LONG_CONTEXT_THRESHOLDS as readonly number[]).includes(t.above_tokens)).sort((a, b) => a.above_tokens - b.above_tokens)[0];
   const cost = (n: { input: number; output: number; cacheRead: number; cacheWrite: number }, r: Rates, base: Rates) => {
     const input = r.input ?? base.input!;
     const output = r.output ?? base.output!;

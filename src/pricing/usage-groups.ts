@@ -34,10 +34,7 @@ export class UsagePricer {
     let m = this.cache.get(k);
     if (!m) this.cache.set(k, (m = matchModel(r.model, r.provider, this.catalog, this.overrides)));
     if (!m.priced) return undefined;
-    const sums: TokenSums = {
-      input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite,
-      above: { 200000: { input: r.i200, output: r.o200, cacheRead: r.r200, cacheWrite: r.w200 }, 272000: { input: r.i272, output: r.o272, cacheRead: r.r272, cacheWrite: r.w272 } },
-    };
+    const sums: TokenSums = { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, above: r.above };
     return estimateCost(sums, m.rates);
   }
 

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { EventLogWriter } from '../store/event-log-writer';
+import type { QueuedEventSink } from '../ingest/sink';
 import { decodeContent, encodingOf } from './body';
 import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
 import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
@@ -14,7 +14,8 @@ import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
 
 export interface ReceiverOptions {
-  writer: EventLogWriter;
+  /** the collector's writer thread, or any queued sink */
+  writer: QueuedEventSink;
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'day' | 'hour';
 
@@ -11,7 +12,14 @@ export interface UsageFilter {
   harness?: string;
 }
 
-/** Sums of one (group, model, provider); `above200k`/`above272k` hold the part from calls whose prompt exceeded that. */
+export interface TokenBuckets {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Sums of one (group, model, provider); `above[T]` holds the part from calls whose prompt exceeded T (each long-context threshold). */
 export interface UsageRow {
   grp: string | null;
   model: string | null;
@@ -24,8 +32,7 @@ export interface UsageRow {
   reasoning: number;
   reportedCost: number | null;
   reportedCalls: number;
-  i200: number; o200: number; r200: number; w200: number;
-  i272: number; o272: number; r272: number; w272: number;
+  above: Record<number, TokenBuckets>;
 }
 
 const GROUP_SQL: Record<UsageGrouping, string> = {
@@ -38,6 +45,7 @@ const GROUP_SQL: Record<UsageGrouping, string> = {
 };
 
 const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
+const BUCKET_COLUMNS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
 const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
 
 /**
@@ -57,11 +65,21 @@ export function queryUsage(db: Database.Database, filter: UsageFilter, by: Usage
       coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
       coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
       coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
-      ${above(200000, 'input_tokens')} AS i200, ${above(200000, 'output_tokens')} AS o200, ${above(200000, 'cache_read_tokens')} AS r200, ${above(200000, 'cache_creation_tokens')} AS w200,
-      ${above(272000, 'input_tokens')} AS i272, ${above(272000, 'output_tokens')} AS o272, ${above(272000, 'cache_read_tokens')} AS r272, ${above(272000, 'cache_creation_tokens')} AS w272
+      ${LONG_CONTEXT_THRESHOLDS.map((t) => BUCKET_COLUMNS.map(([key, col]) => `${above(t, col)} AS ${key}_${t}`).join(', ')).join(',\n      ')}
     FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
     GROUP BY grp, model, provider`;
-  return db.prepare(sql).all(...params) as UsageRow[];
+  return (db.prepare(sql).all(...params) as Record<string, number | string | null>[]).map((flat) => {
+    const row = { ...flat, above: {} } as unknown as UsageRow;
+    for (const t of LONG_CONTEXT_THRESHOLDS) {
+      const b = {} as TokenBuckets;
+      for (const [key] of BUCKET_COLUMNS) {
+        b[key] = flat[`${key}_${t}`] as number;
+        delete (row as unknown as Record<string, unknown>)[`${key}_${t}`];
+      }
+      row.above[t] = b;
+    }
+    return row;
+  });
 }
 
 export interface StreamReport {

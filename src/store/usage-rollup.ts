@@ -1,22 +1,34 @@
 import type Database from 'better-sqlite3';
-import type { UsageFilter, UsageGrouping, UsageRow } from './usage-query';
+import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
+import type { TokenBuckets, UsageFilter, UsageGrouping, UsageRow } from './usage-query';
 
 const HOUR_NS = 3_600_000_000_000n;
 const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
 const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
+const BUCKETS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
 const SUMS = `count(*) AS calls,
   coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
   coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
   coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
-  ${above(200000, 'input_tokens')} AS i200, ${above(200000, 'output_tokens')} AS o200, ${above(200000, 'cache_read_tokens')} AS r200, ${above(200000, 'cache_creation_tokens')} AS w200,
-  ${above(272000, 'input_tokens')} AS i272, ${above(272000, 'output_tokens')} AS o272, ${above(272000, 'cache_read_tokens')} AS r272, ${above(272000, 'cache_creation_tokens')} AS w272`;
+  ${LONG_CONTEXT_THRESHOLDS.map((t) => BUCKETS.map(([key, col]) => `${above(t, col)} AS ${key}_${t}`).join(', ')).join(',\n  ')}`;
 
 interface Cell extends UsageRow {
   hour: number;
   session: string | null;
 }
 
-const NUMERIC = ['calls', 'input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'reportedCalls', 'i200', 'o200', 'r200', 'w200', 'i272', 'o272', 'r272', 'w272'] as const;
+const NUMERIC = ['calls', 'input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'reportedCalls'] as const;
+
+/** Adds `from` into `to`: every sum, the reported cost, and each long-context part. */
+function addInto(to: UsageRow, from: UsageRow): void {
+  for (const k of NUMERIC) to[k] += from[k];
+  if (from.reportedCost !== null) to.reportedCost = (to.reportedCost ?? 0) + from.reportedCost;
+  for (const t of LONG_CONTEXT_THRESHOLDS) for (const [key] of BUCKETS) to.above[t]![key] += from.above[t]![key];
+}
+
+function copyAbove(a: Record<number, TokenBuckets>): Record<number, TokenBuckets> {
+  return Object.fromEntries(LONG_CONTEXT_THRESHOLDS.map((t) => [t, { ...a[t]! }]));
+}
 
 /**
  * Model-call usage per (UTC hour, session, model, provider), kept in memory and brought up to date
@@ -49,8 +61,18 @@ export class UsageRollup {
            WHERE action = 'model.invoked' AND seq <= ? GROUP BY hour, session, model, provider`
         : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${SUMS} FROM events
            WHERE seq > ? AND seq <= ? AND action = 'model.invoked' GROUP BY hour, session, model, provider`;
-      const rows = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as (Cell & { hour: number })[];
-      for (const r of rows) this.merge(r);
+      const flat = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as Record<string, number | string | null>[];
+      for (const f of flat) {
+        const cell = { ...f, grp: null, above: {} } as unknown as Cell;
+        for (const t of LONG_CONTEXT_THRESHOLDS) {
+          cell.above[t] = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+          for (const [key] of BUCKETS) {
+            cell.above[t]![key] = f[`${key}_${t}`] as number;
+            delete (cell as unknown as Record<string, unknown>)[`${key}_${t}`];
+          }
+        }
+        this.merge(cell);
+      }
       this.lastSeq = bounds.hi;
     });
     read();
@@ -59,12 +81,8 @@ export class UsageRollup {
   private merge(r: Cell): void {
     const key = `${r.hour}\u0000${r.session}\u0000${r.model}\u0000${r.provider}`;
     const c = this.cells.get(key);
-    if (!c) {
-      this.cells.set(key, { ...r, grp: null });
-      return;
-    }
-    for (const k of NUMERIC) c[k] += r[k];
-    if (r.reportedCost !== null) c.reportedCost = (c.reportedCost ?? 0) + r.reportedCost;
+    if (!c) this.cells.set(key, r);
+    else addInto(c, r);
   }
 
   /** The same rows `queryUsage` returns (one per group, model, provider), from memory. */
@@ -83,11 +101,10 @@ export class UsageRollup {
       const g = out.get(key);
       if (!g) {
         const { hour: _h, session: _s, ...row } = c;
-        out.set(key, { ...row, grp });
+        out.set(key, { ...row, grp, above: copyAbove(c.above) });
         continue;
       }
-      for (const k of NUMERIC) g[k] += c[k];
-      if (c.reportedCost !== null) g.reportedCost = (g.reportedCost ?? 0) + c.reportedCost;
+      addInto(g, c);
     }
     return [...out.values()];
   }

@@ -1,19 +1,16 @@
 import { localUser, newRecord } from '../model/envelope';
 import { callEventId, contentEventId, freshEventId } from '../model/event-id';
-import type { BeaconRecord, ContentField, StoredEvent } from '../model/record';
+import type { BeaconRecord, NormalizedEvent } from '../model/record';
+import { disjointUsage } from '../model/usage';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import type { StreamEvent } from './harness-event';
-
-export interface StreamRecord extends StoredEvent {
-  contentField?: ContentField;
-}
 
 /**
  * A harness event (and what the stream said around it) → the Beacon record stored for it, with
  * `harness.collection_method = stream`. Tool calls use the taxonomy shared with the hook and OTLP
  * paths, and carry goose's tool call id, which joins them to those paths' events.
  */
-export function streamRecord(ev: StreamEvent, sessionId?: string): StreamRecord | undefined {
+export function streamRecord(ev: StreamEvent, sessionId?: string): NormalizedEvent | undefined {
   const d = ev.detail;
   const h = ev.harness;
   const iso = h?.timestamp ?? new Date().toISOString();
@@ -24,15 +21,9 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): StreamRecord 
     const u = d.usage;
     const r = base(ns, 'usage.reported', 'usage', freshEventId(), sessionId, 'Session usage reported by goose');
     // goose reports session-cumulative totals; input includes both cache buckets, stored disjoint.
-    const input = u.inputTokens !== undefined ? Math.max(0, u.inputTokens - (u.cacheReadTokens ?? 0) - (u.cacheWriteTokens ?? 0)) : undefined;
+    const usage = disjointUsage({ input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheCreation: u.cacheWriteTokens, costUsd: u.costUsd });
     r.gen_ai = {
-      usage: {
-        ...(input !== undefined ? { input_tokens: input } : {}),
-        ...(u.outputTokens !== undefined ? { output_tokens: u.outputTokens } : {}),
-        ...(u.cacheReadTokens !== undefined ? { cache_read: { input_tokens: u.cacheReadTokens } } : {}),
-        ...(u.cacheWriteTokens !== undefined ? { cache_creation: { input_tokens: u.cacheWriteTokens } } : {}),
-        ...(u.costUsd !== undefined ? { cost_usd: u.costUsd } : {}),
-      },
+      usage: usage ?? {},
       ...(d.provider ? { provider: { name: d.provider } } : {}),
     };
     if (d.model) r.model = d.model;
@@ -49,7 +40,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): StreamRecord 
       if (d.provider) r.gen_ai = { provider: { name: d.provider } };
       if (h.type === 'reasoning') {
         r.reasoning = { text: h.message };
-        return { record: r, timeUnixNano: ns, contentField: 'reasoning.text' };
+        return { record: r, timeUnixNano: ns };
       }
       r.gen_ai = { ...r.gen_ai, output: { messages: [{ role: 'assistant', parts: [{ type: 'text', content: h.message }] }] } };
       return { record: r, timeUnixNano: ns };
@@ -71,7 +62,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): StreamRecord 
   }
 }
 
-function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): StreamRecord | undefined {
+function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): NormalizedEvent | undefined {
   const t = ev.detail.tool!;
   const cls = classifyGooseTool(t.name, t.arguments, { failed: t.failed, withDiff: t.answered && !t.failed });
   if ('consumed' in cls) return undefined;
@@ -84,8 +75,7 @@ function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): StreamReco
   r.gen_ai = { tool: { name: t.name, call: { id: t.callId, arguments: t.arguments } } };
   if (ev.detail.model) r.model = ev.detail.model;
   if (ev.harness?.type) r.raw = { harness_event: ev.harness.type, answered: t.answered };
-  const contentField: ContentField | undefined = r.file?.diff ? 'file.diff' : r.command?.command ? 'command.command' : undefined;
-  return { record: r, timeUnixNano: ns, ...(contentField ? { contentField } : {}) };
+  return { record: r, timeUnixNano: ns };
 }
 
 function base(ns: bigint, action: string, category: string, id: string, sessionId: string | undefined, message: string): BeaconRecord {

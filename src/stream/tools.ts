@@ -1,63 +1,31 @@
-import { splitToolName } from '../taxonomy/tool-name';
+import { gooseToolUse } from '../taxonomy/goose-tools';
 import type { HarnessEvent } from './harness-event';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type ToolFields = DistributiveOmit<Extract<HarnessEvent, { type: 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' }>, 'timestamp' | 'sessionId'>;
 
-const TEXT_EDITOR_READ = new Set(['view', 'read']);
-const TEXT_EDITOR_WRITE = new Set(['write', 'create', 'overwrite', 'edit', 'str_replace', 'insert', 'move', 'rename', 'delete']);
-
 /**
- * goose tool call → harness tool event, per the stream contract's table and goose's real tool names.
- * `consumed` for the todo extension; `unknown` for anything unrecognized (MCP tools included).
+ * goose tool call → harness tool event, from the one goose tool table shared with the taxonomy.
+ * `consumed` for the todo extension; `unknown` for anything else (MCP tools included).
  */
 export function harnessToolEvent(name: string, args: unknown): ToolFields | 'consumed' | 'unknown' {
-  const tn = splitToolName(name);
-  if (tn.extension === 'todo') return 'consumed';
-  if (tn.isMcp) return 'unknown';
-  const a = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  const s = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
-  switch (tn.base) {
-    case 'read':
-      return s('path') ? { type: 'read', path: s('path')!, ...lines(a) } : 'unknown';
-    case 'read_image':
-      return s('source') ?? s('path') ? { type: 'read', path: (s('source') ?? s('path'))! } : 'unknown';
-    case 'write':
-    case 'edit':
-      return s('path') ? { type: 'write', path: s('path')! } : 'unknown';
-    case 'text_editor': {
-      const cmd = (s('command') ?? '').toLowerCase();
-      const path = s('path');
-      if (!path) return 'unknown';
-      if (TEXT_EDITOR_READ.has(cmd)) return { type: 'read', path };
-      if (TEXT_EDITOR_WRITE.has(cmd)) return { type: 'write', path };
-      return 'unknown';
-    }
+  const use = gooseToolUse(name, args);
+  switch (use.kind) {
+    case 'consumed':
+      return 'consumed';
     case 'shell':
-      return s('command') !== undefined ? shellEvent(s('command')!) : 'unknown';
-    case 'grep':
-    case 'glob': {
-      const query = s('pattern') ?? s('query') ?? s('glob');
-      return query !== undefined ? { type: 'search', query, ...(s('path') ? { path: s('path') } : {}) } : 'unknown';
-    }
-    case 'list':
+      return use.command !== undefined ? shellEvent(use.command) : 'unknown';
+    case 'read':
+    case 'write':
+      return use.path ? { type: use.kind, path: use.path } : 'unknown';
     case 'tree':
-      return { type: 'list', ...(s('path') ? { path: s('path') } : {}) };
-    case 'load_skill':
-    case 'skill': {
-      const skill = s('name') ?? s('skill');
-      return skill || s('path') ? { type: 'skill', path: s('path') ?? skill!, ...(skill ? { skillName: skill } : {}) } : 'unknown';
-    }
-    default:
+      return { type: 'list', ...(use.path ? { path: use.path } : {}) };
+    case 'skill':
+      return use.name ? { type: 'skill', path: use.name, skillName: use.name } : 'unknown';
+    case 'mcp':
+    case 'other':
       return 'unknown';
   }
-}
-
-function lines(a: Record<string, unknown>): { startLine?: number; endLine?: number } {
-  const line = typeof a.line === 'number' ? a.line : undefined;
-  const limit = typeof a.limit === 'number' ? a.limit : undefined;
-  if (line === undefined) return {};
-  return { startLine: line, ...(limit !== undefined ? { endLine: line + limit - 1 } : {}) };
 }
 
 /**

@@ -8,6 +8,8 @@ import { EventLog } from '../../src/store/event-log';
 import { EventLogWriter } from '../../src/store/event-log-writer';
 import type { EventRow } from '../../src/store/row';
 import { joinToolCalls, searchEvents, type StoredActivity } from '../../src/store/activity-query';
+import { queryUsage } from '../../src/store/usage-query';
+import { UsageRollup } from '../../src/store/usage-rollup';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -199,6 +201,35 @@ describe('activity query layer', () => {
     const rest = searchEvents(l.db, { action: 'approval.denied' }, { before: first.next, budget: 1000 });
     assert.deepEqual(rest.events.map((e) => e.seq), [6n]);
     assert.equal(rest.next, undefined);
+    l.close();
+  });
+});
+
+describe('usage rollup', () => {
+  it('answers what queryUsage answers, after appends and after retention removed the oldest events', () => {
+    const l = EventLog.open(join(tempDir('dash-'), 'events.db'));
+    const HOUR = 3_600_000_000_000n;
+    const call = (i: number) => row(1000 + i, {
+      action: 'model.invoked', method: 'otlp', sessionId: `s${i % 3}`, model: ['gpt-5.4', 'claude-sonnet-4-5-20250929'][i % 2]!, provider: ['openai', 'anthropic'][i % 2]!,
+      tsNs: T0 - 48n * HOUR + BigInt(i) * HOUR / 3n, inputTokens: 100 + i, outputTokens: 10, cacheReadTokens: i % 2 ? 250_000 : 5, cacheCreationTokens: 1, costUsd: i % 5 === 0 ? 0.01 : null,
+    });
+    l.append(Array.from({ length: 60 }, (_, i) => call(i)));
+    const rollup = new UsageRollup(l.db);
+    // Sums of floats in another order differ in the last bits: costs compare to 1e-9.
+    const sorted = (rows: ReturnType<typeof queryUsage>) =>
+      rows.map((r) => ({ ...r, reportedCost: r.reportedCost === null ? null : Math.round(r.reportedCost * 1e9) / 1e9 })).sort((a, b) => `${a.grp}|${a.model}`.localeCompare(`${b.grp}|${b.model}`));
+    const same = (what: string) => {
+      for (const by of ['session', 'model', 'provider', 'day', 'hour'] as const) {
+        for (const f of [{}, { sinceNs: (T0 / HOUR - 24n) * HOUR } /* windows resolve to whole hours */, { sessionId: 's1' }, { model: 'gpt' }]) {
+          assert.deepEqual(sorted(rollup.query(f, by)), sorted(queryUsage(l.db, f, by)), `${what} ${by} ${JSON.stringify(f, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+        }
+      }
+    };
+    same('built');
+    l.append(Array.from({ length: 30 }, (_, i) => call(60 + i)));
+    same('after appends');
+    l.db.prepare('DELETE FROM events WHERE seq <= 10').run();
+    same('after retention');
     l.close();
   });
 });

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { sanitizeRecord } from '../../src/redact/sanitize';
 import { EventLog } from '../../src/store/event-log';
-import { toRow } from '../../src/store/row';
+import { toRows } from '../../src/ingest/rows';
 import { GooseStreamParser } from '../../src/stream/goose-stream';
 import { streamRecord } from '../../src/stream/to-record';
 import { runBeacon } from '../helpers/daemon';
@@ -17,7 +16,7 @@ import { tempDir } from '../helpers/paths';
 /** Stores spans exactly as the collector would (decode → extract → redact → rows). */
 function storeSpans(log: EventLog, req: object): void {
   const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(req))));
-  log.append(ex.events.map((ev) => toRow(ev, sanitizeRecord(ev.record, ev.contentField).json)));
+  log.append(toRows(ex.events).rows);
 }
 
 const DAY1 = 1787301000000000000n; // 2026-08-21 08:30 UTC
@@ -38,7 +37,7 @@ function fixtureLog() {
   const p = new GooseStreamParser();
   const [complete] = p.line(JSON.stringify({ type: 'complete', total_tokens: 15260, input_tokens: 14550, output_tokens: 710, cache_read_input_tokens: 11200, cache_write_input_tokens: 1500, cost_usd: 0.0241 }));
   const rec = streamRecord(complete!, 's1')!;
-  log.append([toRow(rec, sanitizeRecord(rec.record).json)]);
+  log.append(toRows([rec]).rows);
   log.close();
   return { home, path };
 }

@@ -8,7 +8,10 @@ import { repoRoot } from '../helpers/paths';
  * One direction of flow: a stage imports only stages below it (and src/model). The ranks are the
  * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
  */
-const RANK: Record<string, number> = { model: 0, config: 1, store: 1, pricing: 2, dashboard: 2.5, redact: 1, taxonomy: 1, genai: 2, receiver: 3, hooks: 3, stream: 3, setup: 3, cli: 4, bin: 5 };
+const RANK: Record<string, number> = {
+  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, genai: 2, pricing: 2, ingest: 2, dashboard: 2.5,
+  receiver: 3, hooks: 3, stream: 3, setup: 3, collector: 4, cli: 5, bin: 6,
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -42,5 +45,15 @@ describe('stage boundaries', () => {
   it('only the receiver loads fastify and protobufjs', () => {
     const offenders = files.filter((f) => stageOf(f) !== 'receiver' && /from '(fastify|protobufjs)'/.test(readFileSync(f, 'utf8')));
     assert.deepEqual(offenders.map((f) => relative(src, f)), []);
+  });
+
+  it('only the ingest stage assembles events into rows (redact → row): one pipeline for every source', () => {
+    const benchDir = join(repoRoot(), 'bench');
+    const offenders = [...files, ...sources(benchDir)].filter((f) => {
+      if (f.startsWith(join(src, 'ingest') + sep)) return false;
+      const text = readFileSync(f, 'utf8');
+      return /\bsanitizeRecord\b/.test(text) && !f.startsWith(join(src, 'redact') + sep) || /import \{[^}]*\btoRow\b[^}]*\}/.test(text) && !f.startsWith(join(src, 'store') + sep);
+    });
+    assert.deepEqual(offenders.map((f) => relative(repoRoot(), f)), []);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractGenAiEvents } from '../../src/genai/extract';
+import { primaryContentField } from '../../src/ingest/content-field';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { gooseDefaultLoopTurn, gooseStateMachineTurn, hex } from '../helpers/goose-spans';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
@@ -45,7 +46,7 @@ describe('GenAI extraction: goose default loop', () => {
     assert.equal(r.gen_ai?.request?.model, 'claude-sonnet-4-5');
     assert.deepEqual(r.gen_ai?.response, { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', model: 'claude-sonnet-4-5-20250929', finish_reasons: ['tool_use'] });
     assert.deepEqual(r.reasoning, { text: 'Run the tests first.' });
-    assert.equal(chat.contentField, 'reasoning.text');
+    assert.equal(primaryContentField(r), 'reasoning.text');
     // input messages (the whole conversation, resent on every call) are not stored
     assert.equal((r.raw as { attributes: Record<string, unknown> }).attributes['gen_ai.input.messages'], undefined);
   });

@@ -73,8 +73,10 @@ describe('goose stream-json → harness events', () => {
   it('maps goose tool names per the table; todo is consumed; MCP and unknown tools are unknown', () => {
     const calls: [string, unknown][] = [
       ['read_image', { source: '/tmp/a.png' }], ['write', { path: 'w.txt', content: '' }], ['developer__text_editor', { command: 'view', path: 'v.py' }],
-      ['developer__text_editor', { command: 'str_replace', path: 'v.py' }], ['grep', { pattern: 'TODO', path: 'src' }], ['glob', { pattern: '*.ts' }],
-      ['list', { path: '.' }], ['load_skill', { name: 'pdf' }], ['todo__todo_write', {}], ['github__create_issue', { title: 'x' }], ['analyze', { path: 'x' }],
+      ['developer__text_editor', { command: 'str_replace', path: 'v.py' }], ['developer__text_editor', { command: 'undo_edit', path: 'v.py' }],
+      ['tree', { path: '.' }], ['load_skill', { name: 'pdf' }], ['todo__todo_write', {}], ['github__create_issue', { title: 'x' }], ['analyze', { path: 'x' }],
+      // names goose never registers (older contracts listed them): unknown, as the taxonomy has them generic
+      ['read', { path: 'r.txt' }], ['grep', { pattern: 'TODO', path: 'src' }], ['glob', { pattern: '*.ts' }],
       ['shell', { command: "sed -n '10,20p' src/lib.rs" }], ['shell', { command: 'rg foo src' }], ['shell', { command: 'cat README.md | head' }],
     ];
     const p = new GooseStreamParser({ now: () => NOW });
@@ -87,10 +89,12 @@ describe('goose stream-json → harness events', () => {
       { type: 'write', path: 'w.txt', isSuccess: true },
       { type: 'read', path: 'v.py', isSuccess: true },
       { type: 'write', path: 'v.py', isSuccess: true },
-      { type: 'search', query: 'TODO', path: 'src', isSuccess: true },
-      { type: 'search', query: '*.ts', isSuccess: true },
+      { type: 'write', path: 'v.py', isSuccess: true },
       { type: 'list', path: '.', isSuccess: true },
       { type: 'skill', path: 'pdf', skillName: 'pdf', isSuccess: true },
+      'unknown',
+      'unknown',
+      'unknown',
       'unknown',
       'unknown',
       { type: 'read', path: 'src/lib.rs', startLine: 10, endLine: 20, isSuccess: true },

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { classifyGooseTool, type ToolClassification } from '../../src/taxonomy/classify';
 import { fragmentDiff, wholeContentDiff } from '../../src/taxonomy/diff';
 import { splitToolName } from '../../src/taxonomy/tool-name';
+import { harnessToolEvent } from '../../src/stream/tools';
 
 const cls = (name: string, input: unknown = {}, opts = {}) => classifyGooseTool(name, input, opts) as ToolClassification;
 
@@ -45,10 +46,49 @@ describe('goose tool taxonomy', () => {
     assert.equal(cls('developer__text_editor', { command: 'launch', path: 'a' }).action, 'tool.invoked');
   });
 
-  it('anything else is a generic tool.invoked (inferred)', () => {
-    const c = cls('load_skill', { name: 'x' });
-    assert.equal(c.action, 'tool.invoked');
-    assert.equal(c.fidelity, 'inferred');
+  it('load_skill is a known goose tool: a generic tool.invoked, observed; anything else is generic and inferred', () => {
+    const skill = cls('load_skill', { name: 'x' });
+    assert.equal(skill.action, 'tool.invoked');
+    assert.equal(skill.fidelity, 'observed');
+    for (const n of ['analyze', 'read', 'grep', 'glob', 'list', 'skill']) {
+      const c = cls(n, { path: 'a.txt', pattern: 'x' });
+      assert.equal(c.action, 'tool.invoked', n);
+      assert.equal(c.fidelity, 'inferred', n);
+    }
+  });
+
+  it('one goose tool table: the taxonomy and the stream harness events agree on every tool', () => {
+    // Beacon action → the harness event types that may stand for it.
+    const agrees: Record<string, string[]> = {
+      'command.executed': ['command', 'read', 'search', 'list'], // a shell `cat f` is a read to the harness contract
+      'file.read': ['read', 'list'], // `tree` lists a directory
+      'file.modified': ['write'],
+      'mcp.tool_invoked': ['unknown'],
+      'tool.invoked': ['unknown', 'skill', 'read', 'list'], // a URL (read_image) or no path (tree) is never a Beacon file.path
+    };
+    const calls: [string, unknown][] = [
+      ['shell', { command: 'make' }], ['shell', { command: 'cat a.txt' }], ['write', { path: 'a', content: 'x' }], ['edit', { path: 'a', before: 'x', after: 'y' }],
+      ['tree', { path: 'src' }], ['tree', {}], ['read_image', { source: '/tmp/a.png' }], ['read_image', { source: 'https://x/a.png' }],
+      ['load_skill', { name: 'pdf' }], ['load_skill', {}], ['analyze', { path: 'x' }], ['github__create_issue', {}], ['todo__todo_write', {}],
+      ...['view', 'read', 'write', 'create', 'overwrite', 'edit', 'str_replace', 'insert', 'undo_edit', 'move', 'rename', 'delete', 'launch'].map(
+        (command): [string, unknown] => ['developer__text_editor', { command, path: 'a.py' }],
+      ),
+      ['read', { path: 'a' }], ['grep', { pattern: 'x' }], ['glob', { pattern: '*' }], ['list', { path: '.' }], ['skill', { name: 's' }],
+    ];
+    for (const [name, args] of calls) {
+      const c = classifyGooseTool(name, args);
+      const h = harnessToolEvent(name, args);
+      if ('consumed' in c || h === 'consumed') {
+        assert.ok('consumed' in c && h === 'consumed', `${name}: consumed by one view only`);
+        continue;
+      }
+      const type = h === 'unknown' ? 'unknown' : h.type;
+      assert.ok(agrees[c.action]!.includes(type), `${name} ${JSON.stringify(args)}: taxonomy ${c.action} vs stream ${type}`);
+      if (c.action === 'tool.invoked' && type !== 'unknown') assert.equal(c.fidelity, 'observed', `${name}: a tool the stream knows is known to the taxonomy`);
+      if (c.fidelity === 'inferred') assert.equal(type, 'unknown', `${name}: a tool the taxonomy does not know is unknown to the stream`);
+    }
+    assert.equal(cls('developer__text_editor', { command: 'undo_edit', path: 'a' }).action, 'file.modified');
+    assert.deepEqual(harnessToolEvent('developer__text_editor', { command: 'undo_edit', path: 'a' }), { type: 'write', path: 'a' });
   });
 
   it('diffs: fragment for edit, whole content for write, none for a failed or identical edit', () => {

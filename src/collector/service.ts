@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import { isLoopback, type CollectorConfig } from '../config/config';
+import type { QueuedEventSink } from '../ingest/sink';
+import { buildReceiver, type Receiver } from '../receiver/server';
+import { EventLogWriter } from '../store/event-log-writer';
+import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
+import { startRetentionLoop, type RetentionLoop } from './retention-loop';
+
+/** A client that keeps a socket open after the stop began is cut off after this long. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface CollectorService {
+  /** where the receiver listens, e.g. `http://127.0.0.1:4318` */
+  readonly url: string;
+  readonly port: number;
+  readonly receiver: Receiver;
+  readonly writer: EventLogWriter;
+  /**
+   * Stops in dependency order: no new exports (503 + Retry-After), in-flight ones answered after
+   * their commit, the writer closed, then the export drained to the last commit and retention
+   * finished. Idempotent: a second call waits for the first.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * The collector as a service: starts and stops the receiver, the writer thread, the JSONL export
+ * and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
+ * only parses arguments, calls this and waits for a signal.
+ */
+export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger): Promise<CollectorService> {
+  const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
+  const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
+  const receiver = buildReceiver({
+    writer: sink, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports,
+    // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
+    allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
+    dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
+  });
+  try {
+    await receiver.app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await writer.close();
+    throw e;
+  }
+  let exporter: ExportLoop | undefined;
+  let retention: RetentionLoop | undefined;
+  try {
+    exporter = config.exportPath
+      ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger)
+      : undefined;
+    retention = startRetentionLoop(
+      { logPath: config.log, policy: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, intervalMs: config.retentionIntervalMs, busyTimeoutMs: config.busyTimeoutMs },
+      logger,
+    );
+  } catch (e) {
+    await receiver.app.close();
+    await writer.close();
+    throw e;
+  }
+
+  const addr = receiver.app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    receiver.beginShutdown();
+    // Waits for in-flight exports, which wait for their commit.
+    const grace = setTimeout(() => receiver.app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    try {
+      await receiver.app.close();
+    } finally {
+      clearTimeout(grace);
+    }
+    await writer.close();
+    await retention!.stop();
+    exporter?.stop(); // after the last commit: the export ends with every acknowledged event
+  };
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    receiver,
+    writer,
+    stop: () => (stopped ??= stop()),
+  };
+}

@@ -1,0 +1,87 @@
+import type { Fidelity } from '../model/record';
+import { splitToolName } from './tool-name';
+
+/**
+ * What a goose tool call does, read from ONE table of goose's tool names. The Beacon taxonomy
+ * (`classifyGooseTool`: hooks, OTLP, stream records) and the stream's harness events
+ * (`harnessToolEvent`) are both views of it, so they cannot disagree on a tool.
+ */
+export type GooseToolUse =
+  /** the todo extension: internal session state, no event */
+  | { kind: 'consumed' }
+  | { kind: 'mcp'; server: string; tool: string }
+  | { kind: 'shell'; command?: string }
+  | { kind: 'write'; path?: string; operation: 'create' | 'modify'; change?: FileChange }
+  /** `read_image` (path = its source, which may be a URL) and the old text_editor's view */
+  | { kind: 'read'; path?: string }
+  | { kind: 'tree'; path?: string }
+  | { kind: 'skill'; name?: string }
+  /** a tool the table does not know (or a text_editor command it does not), classified generically */
+  | { kind: 'other'; fidelity: Fidelity };
+
+/** What a write carries to build its diff from: a whole new content, or the replaced fragment. */
+export type FileChange = { content: string } | { before: string; after: string };
+
+type Args = Record<string, unknown>;
+
+const PATH_KEYS = ['file_path', 'filePath', 'path', 'Path', 'AbsolutePath', 'DirectoryPath', 'SearchPath', 'searchPath'];
+const TEXT_EDITOR_READ = new Set(['view', 'read']);
+const TEXT_EDITOR_CREATE = new Set(['write', 'create', 'overwrite']);
+const TEXT_EDITOR_MODIFY = new Set(['edit', 'str_replace', 'insert', 'undo_edit', 'move', 'rename', 'delete']);
+
+/**
+ * goose's built-in tools by base name, from goose's code (the developer extension's
+ * `shell`/`write`/`edit`/`tree`/`read_image`, the skills extension's `load_skill`, and the old
+ * goose-mcp developer's `text_editor`). Names goose never registers (`read`, `grep`, `glob`,
+ * `list`, `skill`, which older contracts listed) are not here: goose's code wins.
+ */
+const GOOSE_TOOLS: Readonly<Record<string, (a: Args) => GooseToolUse>> = {
+  shell: (a) => ({ kind: 'shell', command: str(a.command) }),
+  write: (a) => ({ kind: 'write', path: filePath(a), operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) }),
+  edit: (a) => ({
+    kind: 'write', path: filePath(a), operation: 'modify',
+    ...(typeof a.before === 'string' && typeof a.after === 'string' ? { change: { before: a.before, after: a.after } } : {}),
+  }),
+  tree: (a) => ({ kind: 'tree', path: filePath(a) }),
+  read_image: (a) => ({ kind: 'read', path: str(a.source) ?? filePath(a) }),
+  load_skill: (a) => ({ kind: 'skill', name: str(a.name) }),
+  text_editor: textEditor,
+};
+
+export function gooseToolUse(name: string, input: unknown): GooseToolUse {
+  const tn = splitToolName(name);
+  if (tn.isMcp) return { kind: 'mcp', server: tn.extensionOriginal!, tool: tn.baseOriginal };
+  if (tn.extension === 'todo') return { kind: 'consumed' };
+  const entry = Object.hasOwn(GOOSE_TOOLS, tn.base) ? GOOSE_TOOLS[tn.base] : undefined;
+  return entry ? entry(isObject(input) ? input : {}) : { kind: 'other', fidelity: 'inferred' };
+}
+
+/** The old text_editor, by its command; a call without a path or with an unknown command is generic. */
+function textEditor(a: Args): GooseToolUse {
+  const cmd = (str(a.command) ?? '').toLowerCase();
+  const path = filePath(a);
+  if (!path) return { kind: 'other', fidelity: 'inferred' };
+  if (TEXT_EDITOR_READ.has(cmd)) return { kind: 'read', path };
+  if (TEXT_EDITOR_CREATE.has(cmd)) return { kind: 'write', path, operation: 'create', ...(typeof a.file_text === 'string' ? { change: { content: a.file_text } } : {}) };
+  if (TEXT_EDITOR_MODIFY.has(cmd)) {
+    const fragment = cmd === 'str_replace' && typeof a.old_str === 'string' && typeof a.new_str === 'string';
+    return { kind: 'write', path, operation: 'modify', ...(fragment ? { change: { before: a.old_str as string, after: a.new_str as string } } : {}) };
+  }
+  return { kind: 'other', fidelity: 'inferred' };
+}
+
+function filePath(a: Args): string | undefined {
+  for (const k of PATH_KEYS) {
+    const v = a[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Args {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
