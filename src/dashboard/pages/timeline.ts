@@ -90,6 +90,12 @@ ${Array.isArray(finish) && finish.length ? html`<span class="badge">finish: ${fi
 ${r.reasoning?.text ? html`<details><summary>reasoning</summary><pre>${r.reasoning.text}</pre></details>` : ''}
 ${answer ? html`<details open><summary>answer</summary><pre>${answer}</pre></details>` : ''}</li>`;
   }
+  if (ev.action === 'agent.message' || ev.action === 'agent.reasoning' || ev.action === 'agent.error') {
+    const text = ev.action === 'agent.message' ? outputText(r.gen_ai?.output?.messages) : ev.action === 'agent.reasoning' ? r.reasoning?.text : r.message;
+    const what = { 'agent.message': 'Agent', 'agent.reasoning': 'Reasoning', 'agent.error': 'Agent error' }[ev.action];
+    return html`<li class="${ev.action === 'agent.error' ? 'tool failed' : 'model'}" data-action="${ev.action}"><div class="row-head">${when(ev.tsNs)}<span class="what">${what}</span>${r.model ? html`<code>${r.model}</code>` : ''}<span class="badge">${ev.method}</span></div>
+${text ? (ev.action === 'agent.reasoning' ? html`<details><summary>reasoning</summary><pre>${text}</pre></details>` : html`<pre>${text}</pre>`) : ''}</li>`;
+  }
   const label: Record<string, string> = { 'session.started': 'Session started', 'session.ended': 'Session ended', 'tool.completed': 'Agent response completed', 'usage.reported': 'Usage reported' };
   return html`<li class="other" data-action="${ev.action}"><div class="row-head">${when(ev.tsNs)}<span class="what">${label[ev.action] ?? ev.action}</span><span class="muted">${summarize(ev.action, r)}</span><span class="badge">${ev.method}</span></div></li>`;
 }
