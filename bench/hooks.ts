@@ -3,7 +3,10 @@
  * `node -e 0` measured in the same run, interleaved so machine noise hits both alike.
  */
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderLauncher } from '../src/setup/install';
+import { startCollector } from '../test/helpers/daemon';
 import { HOOKS_BIN, tempDir } from '../test/helpers/paths';
 
 function time(cmd: string, args: string[], input: string): number {
@@ -37,6 +40,49 @@ export async function benchHooks(runs = 40): Promise<Record<string, number>> {
     `beacon-hooks (${runs} runs each, interleaved): bare node -e 0 p50 ${r.bareNodeP50Ms.toFixed(1)} ms; ` +
       `pre-tool p50 ${r.hookPreToolP50Ms.toFixed(1)} ms (p90 ${r.hookPreToolP90Ms.toFixed(1)}), ${(r.hookPreToolP50Ms / r.bareNodeP50Ms).toFixed(2)}× bare; ` +
       `post-tool edit p50 ${r.hookPostEditP50Ms.toFixed(1)} ms, ${(r.hookPostEditP50Ms / r.bareNodeP50Ms).toFixed(2)}× bare`,
+  );
+  return r;
+}
+
+/**
+ * The launcher goose runs, as goose runs it (`sh -c`, payload on stdin): the fast path through a
+ * running collector against a bare `sh -c 'curl …'` POST of the same payload, and the fallback
+ * (collector stopped) against a bare `node -e 0`, each pair interleaved in the same run.
+ */
+export async function benchHookLauncher(runs = 40): Promise<Record<string, number>> {
+  const dir = tempDir('bench-launcher-');
+  const log = join(dir, 'events.db');
+  const c = await startCollector({ log });
+  const launcher = join(dir, 'beacon-hooks');
+  writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN, c.url), { mode: 0o755 });
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const hookCmd = `${q(launcher)} --platform goose --log ${q(log)} --config '/nonexistent' pre-tool`;
+  const curlCmd = `curl -s -o /dev/null --noproxy '*' -H 'Content-Type: application/json' --data-binary @- ${c.url}/health`;
+  const payload = (i: number) => JSON.stringify({ event: 'PreToolUse', session_id: 'bench', tool_call_id: `f${i}`, tool_name: 'developer__shell', tool_input: { command: 'cargo test' }, working_dir: dir });
+  const bareCurl: number[] = [];
+  const fast: number[] = [];
+  time('sh', ['-c', hookCmd], payload(-1)); // warm the collector's threads: not measured
+  for (let i = 0; i < runs; i++) {
+    bareCurl.push(time('sh', ['-c', curlCmd], payload(i)));
+    fast.push(time('sh', ['-c', hookCmd], payload(i)));
+  }
+  await c.stop();
+  const bareNode: number[] = [];
+  const fallback: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    bareNode.push(time(process.execPath, ['-e', '0'], ''));
+    fallback.push(time('sh', ['-c', hookCmd], payload(runs + i)));
+  }
+  const r = {
+    bareCurlP50Ms: pct(bareCurl, 0.5), bareCurlP90Ms: pct(bareCurl, 0.9),
+    fastHookP50Ms: pct(fast, 0.5), fastHookP90Ms: pct(fast, 0.9),
+    bareNodeP50MsFallbackRun: pct(bareNode, 0.5), bareNodeP90MsFallbackRun: pct(bareNode, 0.9),
+    fallbackHookP50Ms: pct(fallback, 0.5), fallbackHookP90Ms: pct(fallback, 0.9),
+  };
+  console.log(
+    `hook launcher, sh -c as goose runs it (${runs} runs each, interleaved): fast path p50 ${r.fastHookP50Ms.toFixed(1)} ms, p90 ${r.fastHookP90Ms.toFixed(1)} ms ` +
+      `vs bare sh+curl p50 ${r.bareCurlP50Ms.toFixed(1)} ms, p90 ${r.bareCurlP90Ms.toFixed(1)} ms = ${(r.fastHookP50Ms / r.bareCurlP50Ms).toFixed(2)}× (p90 ${(r.fastHookP90Ms / r.bareCurlP90Ms).toFixed(2)}×); ` +
+      `fallback (collector stopped) p50 ${r.fallbackHookP50Ms.toFixed(1)} ms, p90 ${r.fallbackHookP90Ms.toFixed(1)} ms vs bare node -e 0 p50 ${r.bareNodeP50MsFallbackRun.toFixed(1)} ms = ${(r.fallbackHookP50Ms / r.bareNodeP50MsFallbackRun).toFixed(2)}× (p90 ${(r.fallbackHookP90Ms / r.bareNodeP90MsFallbackRun).toFixed(2)}×)`,
   );
   return r;
 }

@@ -12,7 +12,7 @@ import { toRows } from '../src/ingest/rows';
 import { startCollector } from '../test/helpers/daemon';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
-import { benchHooks } from './hooks';
+import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
 import { benchDashboard } from './dashboard';
@@ -89,6 +89,7 @@ async function main() {
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());
+  if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
   if (want('dashboard')) Object.assign(results, await benchDashboard());

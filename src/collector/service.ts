@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { isLoopback, type CollectorConfig } from '../config/config';
 import type { QueuedEventSink } from '../ingest/sink';
+import { ensureHookToken } from '../config/hook-token';
 import { buildReceiver, type Receiver } from '../receiver/server';
+import { newHookRouteStats, registerHookRoute } from './hook-route';
 import { EventLogWriter } from '../store/event-log-writer';
 import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
 import { startRetentionLoop, type RetentionLoop } from './retention-loop';
@@ -31,12 +33,15 @@ export interface CollectorService {
 export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger): Promise<CollectorService> {
   const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
+  const hookStats = newHookRouteStats();
   const receiver = buildReceiver({
-    writer: sink, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports,
+    writer: sink, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports, healthExtras: () => ({ hooks: hookStats }),
     // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
     allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
     dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
   });
+  // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
+  registerHookRoute(receiver.app, { logPath: config.log, token: ensureHookToken(config.log), sink, stats: hookStats });
   try {
     await receiver.app.listen({ host: config.host, port: config.port });
   } catch (e) {

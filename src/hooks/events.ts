@@ -1,5 +1,5 @@
 import { localUser, newRecord } from '../model/envelope';
-import { callEventId, freshEventId } from '../model/event-id';
+import { callEventId, freshEventId, invocationEventId } from '../model/event-id';
 import type { NormalizedEvent } from '../model/record';
 import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
 import { gitBranch } from './git';
@@ -8,6 +8,15 @@ import type { GoosePayload, Subcommand } from './payload';
 interface Context {
   now: bigint;
   env: NodeJS.ProcessEnv;
+  /** the hook invocation's idempotency key (see HookContext.idempotencyKey) */
+  key?: string;
+  /** the session's working directory as an earlier hook event reported it (see HookContext) */
+  rememberedDir?: (sessionId: string) => string | undefined;
+}
+
+/** An id for an event with no identity of its own: from the invocation's key when there is one. */
+function invocationId(ctx: Context, action: string): string {
+  return ctx.key ? invocationEventId(ctx.key, action) : freshEventId();
 }
 
 /** goose hook payload → the Beacon events it stands for (none for goose's internal todo tool). */
@@ -17,8 +26,16 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Norm
       return [simple(p, ctx, 'session.started', 'session', 'Agent session started')];
     case 'session-end':
       return [simple(p, ctx, 'session.ended', 'session', 'Agent session ended')];
-    case 'stop':
-      return [simple(p, ctx, 'tool.completed', 'tool', 'Agent response completed')];
+    case 'stop': {
+      const ev = simple(p, ctx, 'tool.completed', 'tool', 'Agent response completed');
+      // The turn's final answer: content like a prompt (redacted, limited, marked by the ingest stage).
+      if (p.last_assistant_message !== undefined && p.last_assistant_message !== '') {
+        ev.record.response = { text: p.last_assistant_message };
+      }
+      return [ev];
+    }
+    case 'pre-tool-result':
+      return chainDenial(p, ctx);
     case 'prompt-submit': {
       const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
       if (p.message !== undefined && p.message !== '') {
@@ -34,6 +51,16 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Norm
 }
 
 /**
+ * What a policy provider judges before a call runs: the call as it will be classified once it has
+ * run (`command.executed` with `command.command`, `file.modified` with the diff), not the bare
+ * `tool.invoked` observation, so a provider written against the Go Beacon's contract sees the same
+ * candidate (its reference case: `curl … | sh` reaches the provider as `command.executed`).
+ */
+export function policyCandidate(p: GoosePayload, ctx: Context): NormalizedEvent | undefined {
+  return toolEvent(p, ctx, 'post')[0];
+}
+
+/**
  * pre: `tool.invoked`, an observation (goose's permission step already ran; no approval is claimed).
  * post: the classified action, with a diff for write/edit. failed: `tool.failed`, and never a diff —
  * goose reports a failed edit with the same name and arguments as one that landed.
@@ -45,7 +72,7 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   const action = phase === 'pre' ? 'tool.invoked' : phase === 'failed' ? 'tool.failed' : cls.action;
   const category = phase === 'post' ? cls.category : 'tool';
   const message = phase === 'pre' ? 'Tool invocation observed' : phase === 'failed' ? 'Tool call failed' : cls.message;
-  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : freshEventId());
+  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : invocationId(ctx, action));
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
@@ -56,9 +83,34 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   return [ev];
 }
 
+/**
+ * goose's PreToolUseResult: the verdict of the whole hook chain on a call, sent once per call. An allow
+ * is what the pre-tool event already implies: nothing to record. A deny (another plugin's policy, or
+ * a hook that failed with `on_failure: block`) is the only trace of the call left, since goose skips
+ * the post hooks after a deny; its id is the call's, so Beacon's own provider denial of the same call
+ * (recorded by the pre-tool hook) and goose's report of it are one event.
+ */
+function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
+  if (p.decision !== 'deny') return [];
+  const hookFailure = p.cause === 'hook_failure';
+  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : invocationId(ctx, 'approval.denied');
+  const by = p.blocked_by ? ` \`${p.blocked_by}\`` : '';
+  const ev = base(p, ctx, 'approval.denied', 'approval', hookFailure ? `Tool call blocked: policy hook${by} could not complete` : `Tool call denied by policy hook${by}`, id);
+  const r = ev.record;
+  r.severity = 'high';
+  r.approval = { required: true, decision: 'deny', ...(p.reason ? { reason: p.reason } : {}) };
+  r.policy = { ...(p.blocked_by ? { name: p.blocked_by } : {}), decision: 'deny', enforcement: 'enforce', ...(p.reason ? { reason: p.reason } : {}) };
+  if (hookFailure) r.error = { type: 'hook_failure' };
+  const name = p.tool_name ?? '';
+  const cls = classifyGooseTool(name, p.tool_input, { withDiff: false, failed: false });
+  if (!('consumed' in cls)) applyToolClassification(r, cls);
+  r.gen_ai = { tool: { name, ...(p.tool_call_id ? { call: { id: p.tool_call_id } } : {}) } };
+  return [ev];
+}
+
 function simple(p: GoosePayload, ctx: Context, action: string, category: string, message: string): NormalizedEvent {
   // A prompt, a session start or a stop has no identity of its own: the same prompt twice is two events.
-  return base(p, ctx, action, category, message, freshEventId());
+  return base(p, ctx, action, category, message, invocationId(ctx, action));
 }
 
 function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): NormalizedEvent {
@@ -68,9 +120,12 @@ function base(p: GoosePayload, ctx: Context, action: string, category: string, m
   if (p.session_id !== undefined || p.working_dir !== undefined) {
     record.session = { ...(p.session_id !== undefined ? { id: p.session_id } : {}), ...(p.working_dir ? { working_directory: p.working_dir } : {}) };
   }
-  if (p.working_dir) {
-    record.repository = p.working_dir;
-    const branch = gitBranch(p.working_dir, ctx.env);
+  // goose omits working_dir on some events (a prompt and a session start in its default loop): the
+  // session's directory from an earlier event still names the repository.
+  const dir = p.working_dir || (p.session_id !== undefined ? ctx.rememberedDir?.(p.session_id) : undefined);
+  if (dir) {
+    record.repository = dir;
+    const branch = gitBranch(dir, ctx.env);
     if (branch) record.branch = branch;
   }
   return { record, timeUnixNano: ctx.now };

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { DirectLogSink } from '../ingest/direct-sink';
+import { EventLog } from '../store/event-log';
+import { lastWorkingDirectory } from '../store/session-directory';
 import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
 import { BLOCKING, SUBCOMMANDS } from './payload';
 
@@ -22,6 +24,7 @@ const BUSY_TIMEOUT_MS = 3000;
 export async function runHook(argv: string[], io: HookIO): Promise<number> {
   let sink: DirectLogSink | undefined;
   let sub: string | undefined;
+  let platformKnown = false;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -29,17 +32,33 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
+    // Another agent's hooks speak another protocol: on Qwen Code, for one, an "allow" disarms the
+    // user's own permission prompts. A platform we do not speak gets no verdict and no record.
+    if ((values.platform ?? 'goose') !== 'goose') throw new Error(`unsupported platform "${values.platform}" (this adapter speaks goose); nothing recorded, no verdict given`);
+    platformKnown = true;
     sub = positionals[0];
     if (!isSubcommand(sub)) throw new Error(`unknown subcommand "${sub ?? ''}" (expected ${SUBCOMMANDS.join(', ')})`);
-    if ((values.platform ?? 'goose') !== 'goose') throw new Error(`unsupported platform "${values.platform}" (this adapter speaks goose)`);
     sink = new DirectLogSink(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS });
-    const outcome = await handleHook(sub, await io.stdin(), { sink, env: io.env });
+    // The launcher's per-invocation key: the same as on its fast-path attempt, so both land once.
+    const key = io.env.BEACON_HOOK_KEY;
+    const logPath = resolveEventLogPath(values.log, io.env);
+    const outcome = await handleHook(sub, await io.stdin(), {
+      sink, env: io.env, ...(key ? { idempotencyKey: key } : {}),
+      rememberedDir: (session) => {
+        const log = EventLog.open(logPath, { readonly: true });
+        try {
+          return lastWorkingDirectory(log, session);
+        } finally {
+          log.close();
+        }
+      },
+    });
     for (const e of outcome.errors) io.stderr(`beacon-hooks: ${e}\n`);
     if (outcome.reply !== undefined) io.stdout(outcome.reply);
   } catch (e) {
     io.stderr(`beacon-hooks: ${(e as Error).message}\n`);
     // Without a known subcommand we cannot tell whether goose waits for a verdict: allow is safe on every event.
-    if (!isSubcommand(sub) || BLOCKING.has(sub)) io.stdout(FALLBACK_REPLY);
+    if (platformKnown && (!isSubcommand(sub) || BLOCKING.has(sub))) io.stdout(FALLBACK_REPLY);
   } finally {
     sink?.close();
   }

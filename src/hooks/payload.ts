@@ -8,9 +8,14 @@ export interface GoosePayload {
   message?: string;
   last_assistant_message?: string;
   working_dir?: string;
+  /** PreToolUseResult: the chain's verdict, who denied and why (goose ≥ 1.50 adds `cause`) */
+  decision?: string;
+  blocked_by?: string;
+  reason?: string;
+  cause?: string;
 }
 
-export const SUBCOMMANDS = ['session-start', 'prompt-submit', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
+export const SUBCOMMANDS = ['session-start', 'prompt-submit', 'pre-tool', 'pre-tool-result', 'post-tool', 'stop', 'session-end'] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 /** goose judges the stdout of PreToolUse and Stop: only `allow` and `block` are verdicts. */
@@ -38,5 +43,9 @@ export function parsePayload(text: string): GoosePayload {
     message: str('message'),
     last_assistant_message: str('last_assistant_message'),
     working_dir: str('working_dir'),
+    decision: str('decision'),
+    blocked_by: str('blocked_by'),
+    reason: str('reason'),
+    cause: str('cause'),
   };
 }

@@ -27,6 +27,14 @@ export function contentEventId(canonical: string): string {
   return uuidV5(`content\u0000${canonical}`);
 }
 
+/**
+ * A hook invocation's event, by the launcher's per-invocation key: the fast path and the fallback
+ * recording the same invocation agree on it; two invocations never do.
+ */
+export function invocationEventId(key: string, action: string): string {
+  return uuidV5(`hook-invocation\u0000${key}\u0000${action.trim().toLowerCase()}`);
+}
+
 /** A prompt, a session start or a stop has no identity: the same prompt sent twice is two events. */
 export function freshEventId(): string {
   return randomUUID();

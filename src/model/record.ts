@@ -50,6 +50,8 @@ export interface BeaconRecord {
   content?: ContentMarker;
   gen_ai?: GenAiFields;
   reasoning?: { text: string };
+  /** the agent's final answer of a turn (goose's Stop hook `last_assistant_message`) */
+  response?: { text: string };
   model?: string;
   repository?: string;
   branch?: string;
@@ -87,4 +89,4 @@ export interface NormalizedEvent {
 export type StoredEvent = NormalizedEvent;
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */
-export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text';
+export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text' | 'response.text';

@@ -23,6 +23,8 @@ export interface ReceiverOptions {
   allowedHosts?: readonly string[];
   /** serve the dashboard at / (the collector does; tests of the OTLP path need not) */
   dashboard?: DashboardOptions;
+  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
+  healthExtras?: () => Record<string, unknown>;
 }
 
 export interface Receiver {
@@ -72,7 +74,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;

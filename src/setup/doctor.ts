@@ -135,7 +135,19 @@ function disabledReasons(ctx: DoctorContext, root: string): string[] {
   const view = readGooseConfig(loc.configYaml);
   const entry = view.plugins[root];
   if (entry && entry.enabled === false) reasons.push(`${loc.configYaml} plugins["${root}"].enabled is false`);
-  for (const file of loc.settingsFiles) {
+  const verdict = settingsVerdict(loc.settingsFiles, PLUGIN_NAME);
+  if (verdict.disabledBy) reasons.push(`${verdict.disabledBy} lists it in disabledPlugins`);
+  return reasons;
+}
+
+/**
+ * goose's `is_enabled` (plugins/discovery.rs): local, then project, then user settings; the first
+ * file that lists the plugin's *name* decides, `disabledPlugins` before `enabledPlugins` within a
+ * file. Both must be arrays of strings: any other shape fails goose's parse and the whole file is
+ * ignored, so it decides nothing here either.
+ */
+export function settingsVerdict(files: readonly string[], name: string): { disabledBy?: string; enabledBy?: string } {
+  for (const file of files) {
     if (!existsSync(file)) continue;
     let settings: unknown;
     try {
@@ -143,11 +155,17 @@ function disabledReasons(ctx: DoctorContext, root: string): string[] {
     } catch {
       continue;
     }
-    const disabled = (settings as { disabledPlugins?: unknown })?.disabledPlugins;
-    const names = Array.isArray(disabled) ? disabled : typeof disabled === 'object' && disabled !== null ? Object.keys(disabled).filter((k) => (disabled as Record<string, unknown>)[k] !== false) : [];
-    if (names.some((n) => n === PLUGIN_NAME || n === root)) reasons.push(`${file} lists it in disabledPlugins`);
+    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) continue;
+    const { disabledPlugins = [], enabledPlugins = [] } = settings as { disabledPlugins?: unknown; enabledPlugins?: unknown };
+    if (!isStringArray(disabledPlugins) || !isStringArray(enabledPlugins)) continue;
+    if (disabledPlugins.includes(name)) return { disabledBy: file };
+    if (enabledPlugins.includes(name)) return { enabledBy: file };
   }
-  return reasons;
+  return {};
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
 }
 
 function logChecks(path: string): Check[] {

@@ -11,7 +11,7 @@ export interface GooseLocations {
   projectAgentsDir: string;
   /** goose's config.yaml */
   configYaml: string;
-  /** settings.json files that may disable plugins, most specific first */
+  /** settings files that enable or disable plugins by name: local, project, user (goose's order of precedence) */
   settingsFiles: string[];
 }
 
@@ -22,14 +22,15 @@ export function gooseLocations(env: NodeJS.ProcessEnv, cwd: string): GooseLocati
   const root = env.GOOSE_PATH_ROOT && isAbsolute(env.GOOSE_PATH_ROOT) ? env.GOOSE_PATH_ROOT : undefined;
   const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, '.config');
   const configDir = root ? join(root, 'config') : join(xdg, 'goose');
-  const userSettings = [join(configDir, 'settings.json')];
-  if (root) userSettings.push(join(root, '.config', 'goose', 'settings.json'));
+  // plugins/discovery.rs `user_settings_path`: under the path root, else the home directory's
+  // `.config` — not the XDG config dir that holds config.yaml.
+  const userSettings = join(root ?? home, '.config', 'goose', 'settings.json');
   return {
     pathRoot: root,
     userAgentsDir: join(root ?? home, '.agents'),
     projectAgentsDir: join(cwd, '.agents'),
     configYaml: join(configDir, 'config.yaml'),
-    settingsFiles: [join(cwd, '.config', 'goose', 'settings.local.json'), join(cwd, '.config', 'goose', 'settings.json'), ...userSettings],
+    settingsFiles: [join(cwd, '.config', 'goose', 'settings.local.json'), join(cwd, '.config', 'goose', 'settings.json'), userSettings],
   };
 }
 

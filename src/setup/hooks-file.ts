@@ -3,11 +3,16 @@ import { dirname } from 'node:path';
 import { BeaconError } from '../model/errors';
 import { pluginRoot } from './goose-paths';
 
-/** The seven registrations: goose event → subcommand and timeout (seconds: goose's unit, not ms). */
-const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
+/**
+ * The registrations: goose event → subcommand and timeout (seconds: goose's unit, not ms).
+ * PreToolUseResult (goose ≥ 1.50, non-blocking) is the only report of a call another plugin's
+ * policy denied: goose skips the post hooks after a deny. Older goose ignores the unknown name.
+ */
+export const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
   ['PostToolUse', 'post-tool', 10],
   ['PostToolUseFailure', 'post-tool', 10],
   ['PreToolUse', 'pre-tool', 10],
+  ['PreToolUseResult', 'pre-tool-result', 10],
   ['SessionEnd', 'session-end', 45],
   ['SessionStart', 'session-start', 10],
   ['Stop', 'stop', 45],

@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensureHookToken } from '../config/hook-token';
 import { isGooseName } from '../model/harness';
 import { BeaconError } from '../model/errors';
 import { configureOtlp, otlpSnippet, readGooseConfig } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
 
@@ -33,9 +34,57 @@ export interface InstallContext {
   endpoint: string;
 }
 
-/** A POSIX sh launcher pinning this install's Node.js and bundle: goose's PATH (desktop app) may have neither. */
-export function renderLauncher(node: string, bundle: string): string {
-  return `#!/bin/sh\n# Written by \`beacon install goose\`; goose runs it for every hook. It starts this install's hook\n# adapter with the Node.js that ran the install, whatever PATH goose was started with.\nexec ${shellQuote(node)} ${shellQuote(bundle)} "$@"\n`;
+/**
+ * The POSIX sh launcher goose runs for every hook. Fast path: the payload goes to the running
+ * collector over loopback with curl, and the collector records it and prints goose's reply — no
+ * Node.js starts while goose waits. Fallback, whenever the fast path does not answer 200 (collector
+ * down or slow, another event log, no token, no curl): this install's hook adapter, with the Node.js
+ * that ran the install pinned (goose's desktop app runs hooks with a login-shell PATH that may lack
+ * `node`). Both get the same idempotency key, so an event sent both ways lands once.
+ */
+export function renderLauncher(node: string, bundle: string, collectorUrl: string): string {
+  return `#!/bin/sh
+# Written by \`beacon install goose\`; goose runs it for every hook (sh -c, the event as JSON on stdin).
+# Fast path: curl hands the event to the running Beacon collector, which records it and answers.
+# Fallback: this install's hook adapter records it straight into the event log.
+node=${shellQuote(node)}
+bundle=${shellQuote(bundle)}
+url=${shellQuote(collectorUrl)}
+log= platform= prev=
+for arg do
+  case $prev in
+    --log) log=$arg ;;
+    --platform) platform=$arg ;;
+  esac
+  prev=$arg
+done
+# One key per invocation (this shell's pid and the second): events without an identity of their
+# own take their id from it, on whichever path records them.
+BEACON_HOOK_KEY="$$-$(date +%s)"
+export BEACON_HOOK_KEY
+payload=$(cat; printf x)
+payload=\${payload%x}
+token="\${log%/*}/hook-token"
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && command -v curl >/dev/null 2>&1; then
+  case $prev in
+    session-start|prompt-submit|pre-tool|pre-tool-result|post-tool|stop|session-end)
+      if reply=$(printf %s "$payload" | curl -sf --noproxy '*' --connect-timeout 1 --max-time 4 \
+        -H @"$token" -H 'Content-Type: application/json' -H "X-Beacon-Hook-Key: $BEACON_HOOK_KEY" \
+        -H "X-Beacon-Log: $log" -H "X-Beacon-Policy-Provider: \${BEACON_POLICY_PROVIDER:-}" \
+        --data-binary @- "$url/v1/hooks/goose/$prev" 2>/dev/null); then
+        printf %s "$reply"
+        exit 0
+      fi ;;
+  esac
+fi
+if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
+  # goose must never be broken by Beacon: answer a blocking hook, say why nothing was recorded.
+  echo "beacon-hooks: event not recorded: $node or $bundle is missing (run 'beacon install goose' again)" >&2
+  case $prev in pre-tool|stop) printf '{"decision":"allow"}' ;; esac
+  exit 0
+fi
+printf %s "$payload" | exec "$node" "$bundle" "$@"
+`;
 }
 
 function writeLauncher(path: string, content: string): boolean {
@@ -51,11 +100,12 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
   const report: string[] = [];
-  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
+  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle, ctx.endpoint));
+  ensureHookToken(ctx.log);
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
   const file = hooksFile(agents);
   const r = installHooksFile(file, renderHooksJson(ctx.launcher, ctx.log, ctx.config));
-  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (7 hook registrations, ${ctx.scope} scope)`);
+  report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope)`);
   if (ctx.scope === 'project') report.push('project scope replaces a user-scope beacon-endpoint plugin for goose sessions started in this directory');
 
   if (configure) {

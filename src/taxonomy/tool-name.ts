@@ -22,12 +22,13 @@ export interface ToolName {
 
 /**
  * `shell`, `developer__shell`, `developer.shell` and `Developer__Shell` are one tool: goose's resolver
- * recovers all of them. `__` splits at its last occurrence; `.` only when the prefix is built in
+ * recovers all of them. `__` splits at its first occurrence, as goose's own dispatch does
+ * (`extension_manager.rs`: an MCP tool whose name holds `__` keeps it); `.` only when the prefix is built in
  * (a dotted MCP tool name stays whole).
  */
 export function splitToolName(name: string): ToolName {
   const original = name.trim();
-  const sep = original.lastIndexOf('__');
+  const sep = original.indexOf('__');
   if (sep > 0 && sep < original.length - 2) {
     const extensionOriginal = original.slice(0, sep);
     const extension = extensionOriginal.toLowerCase();

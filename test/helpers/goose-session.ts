@@ -60,7 +60,7 @@ export function recordGooseSession(collectorUrl: string, log: string, opts: { se
   chmodSync(provider, 0o755);
   const denied = hook('pre-tool', tool('PreToolUse', 'shell', destructive, calls.denied), { BEACON_POLICY_PROVIDER: provider });
   if (!denied.stdout.includes('block')) throw new Error(`the policy provider did not deny: ${denied.stdout}`);
-  hook('stop', { event: 'Stop', last_assistant_message: 'done' });
+  hook('stop', { event: 'Stop', last_assistant_message: `All tests pass. ${XSS.script}` });
 
   // The same calls as goose exports them over OTLP (content capture on), timed from the prompt.
   const t0 = BigInt(opts.t0Ms ?? afterPrompt) * 1_000_000n;

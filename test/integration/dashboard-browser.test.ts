@@ -121,6 +121,7 @@ describe('dashboard in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHRO
     const prompt = (await page.locator('li[data-action="prompt.submitted"] pre').textContent())!;
     assert.ok(prompt.includes('<script>window.__pwned=1</script>') && prompt.includes('␛[31mRED'), prompt);
     assert.equal(await page.locator('li[data-action="model.invoked"]').count(), 2);
+    assert.equal(await page.locator('li[data-action="tool.completed"] pre.answer').textContent(), 'All tests pass. <script>window.__pwned=1</script>');
     assert.deepEqual(problems, []);
   });
 

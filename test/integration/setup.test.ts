@@ -28,7 +28,7 @@ function beacon(h: Home, args: string[], env: NodeJS.ProcessEnv = {}) {
 const userHooks = (h: Home, root = h.home) => join(root, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json');
 
 describe('beacon install goose / uninstall goose', () => {
-  it('writes seven registrations with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
+  it('writes eight registrations (PreToolUseResult included) with the exact command line, no matcher, timeouts in seconds; a reinstall is byte-identical', () => {
     const h = fakeHome();
     const r = beacon(h, ['install', 'goose']);
     assert.equal(r.status, 0, r.stderr);
@@ -41,6 +41,7 @@ describe('beacon install goose / uninstall goose', () => {
     const expected: Record<string, [string, number]> = {
       SessionStart: ['session-start', 10], UserPromptSubmit: ['prompt-submit', 30], PreToolUse: ['pre-tool', 10],
       PostToolUse: ['post-tool', 10], PostToolUseFailure: ['post-tool', 10], Stop: ['stop', 45], SessionEnd: ['session-end', 45],
+      PreToolUseResult: ['pre-tool-result', 10],
     };
     assert.deepEqual(Object.keys(doc.hooks).sort(), Object.keys(expected).sort());
     for (const [event, [sub, timeout]] of Object.entries(expected)) {
@@ -212,6 +213,27 @@ describe('beacon doctor', () => {
       assert.match(r.stdout, new RegExp(`plugin-enabled .*${settings.replace(/[.]/g, '\\.')} lists it`));
       writeFileSync(settings, '{}');
     }
+    // goose's own rules: the most specific file that names the plugin decides; an object-shaped
+    // list fails goose's parse (the file is ignored); the user file is ~/.config/goose even with XDG set
+    const local = join(h.cwd, '.config', 'goose', 'settings.local.json');
+    const project = join(h.cwd, '.config', 'goose', 'settings.json');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    writeFileSync(local, JSON.stringify({ enabledPlugins: ['beacon-endpoint'] }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'local enabledPlugins overrides project disabledPlugins');
+    writeFileSync(local, '{}');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: { 'beacon-endpoint': true } }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'object form: goose ignores the file');
+    writeFileSync(project, JSON.stringify({ disabledPlugins: [root] }));
+    assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin-enabled/, 'goose matches the name, not the root path');
+    writeFileSync(project, '{}');
+    const xdg = join(h.home, 'xdg');
+    mkdirSync(join(xdg, 'goose'), { recursive: true });
+    writeFileSync(join(xdg, 'goose', 'settings.json'), JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    writeFileSync(join(h.home, '.config', 'goose', 'settings.json'), JSON.stringify({ disabledPlugins: ['beacon-endpoint'] }));
+    r = beacon(h, ['doctor'], { XDG_CONFIG_HOME: xdg });
+    assert.match(r.stdout, new RegExp(`plugin-enabled .*${join(h.home, '.config', 'goose', 'settings.json').replace(/[.]/g, '\\.')} lists it`));
+    assert.doesNotMatch(r.stdout, /xdg\/goose\/settings\.json/);
+    writeFileSync(join(h.home, '.config', 'goose', 'settings.json'), '{}');
     beacon(h, ['install', 'goose', '--scope', 'project']);
     assert.match(beacon(h, ['doctor']).stdout, /\[ ok \] plugin\s+project scope: .*shadows the user-scope plugin/);
     require('node:fs').rmSync(join(h.home, '.beacon', 'endpoint', 'bin', 'beacon-hooks'));

@@ -25,6 +25,13 @@ describe('goose tool taxonomy', () => {
     assert.equal(splitToolName('my.server.tool').isMcp, false);
   });
 
+  it('splits an MCP name at the first `__`, as goose does: the tool keeps its own `__`', () => {
+    const c = cls('github__list__issues', {});
+    assert.deepEqual(c.mcp, { server: 'github', tool: 'list__issues' });
+    const n = splitToolName('my_server__do__thing');
+    assert.deepEqual([n.extension, n.baseOriginal, n.isMcp], ['my_server', 'do__thing', true]);
+  });
+
   it('consumes the todo extension', () => {
     assert.deepEqual(classifyGooseTool('todo__todo_write', {}), { consumed: true });
   });

@@ -96,6 +96,9 @@ ${answer ? html`<details open><summary>answer</summary><pre>${answer}</pre></det
     return html`<li class="${ev.action === 'agent.error' ? 'tool failed' : 'model'}" data-action="${ev.action}"><div class="row-head">${when(ev.tsNs)}<span class="what">${what}</span>${r.model ? html`<code>${r.model}</code>` : ''}<span class="badge">${ev.method}</span></div>
 ${text ? (ev.action === 'agent.reasoning' ? html`<details><summary>reasoning</summary><pre>${text}</pre></details>` : html`<pre>${text}</pre>`) : ''}</li>`;
   }
+  if (ev.action === 'tool.completed' && typeof r.response?.text === 'string') {
+    return html`<li class="model" data-action="tool.completed"><div class="row-head">${when(ev.tsNs)}<span class="what">Final answer</span><span class="badge">${ev.method}</span></div><pre class="answer">${r.response.text}</pre></li>`;
+  }
   const label: Record<string, string> = { 'session.started': 'Session started', 'session.ended': 'Session ended', 'tool.completed': 'Agent response completed', 'usage.reported': 'Usage reported' };
   return html`<li class="other" data-action="${ev.action}"><div class="row-head">${when(ev.tsNs)}<span class="what">${label[ev.action] ?? ev.action}</span><span class="muted">${summarize(ev.action, r)}</span><span class="badge">${ev.method}</span></div></li>`;
 }
@@ -128,7 +131,7 @@ ${output ? html`<details><summary>output</summary><pre>${output}</pre></details>
 ${path !== undefined ? html`<div>${op ?? 'file'} <code class="path">${path}</code></div>` : ''}
 ${diff !== undefined ? renderDiff(diff) : ''}
 ${mcp ? html`<div>MCP server <code>${mcp.server ?? '?'}</code> tool <code>${mcp.tool ?? '?'}</code></div>` : ''}
-${denial ? html`<p class="note bad">Denied by policy${denial.policy?.id ? html` rule <code>${denial.policy.id}</code>` : ''}: ${denial.policy?.reason ?? denial.approval?.reason ?? ''}</p>` : ''}
+${denial ? html`<p class="note bad">Denied by policy${denial.policy?.name ? html` hook <code>${denial.policy.name}</code>` : ''}${denial.policy?.id ? html` rule <code>${denial.policy.id}</code>` : ''}: ${denial.policy?.reason ?? denial.approval?.reason ?? ''}</p>` : ''}
 ${c.unfinished && !c.denied ? html`<p class="note">Only the pre-tool hook saw this call: no result was recorded (denied by goose, still running, or never finished).</p>` : ''}
 <details><summary>${c.observations.length} observation${c.observations.length === 1 ? '' : 's'}${c.callId ? html` of call <code>${c.callId}</code>` : ''}</summary>
 ${c.observations.map((o) => html`<div class="muted">${o.observer} · ${o.event.action} · ${fmtTime(o.event.tsNs)}</div><pre>${JSON.stringify(o.record, null, 2)}</pre>`)}</details></li>`;

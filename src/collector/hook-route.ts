@@ -1,0 +1,114 @@
+import { realpathSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HOOK_TOKEN_HEADER, tokenMatches } from '../config/hook-token';
+import { handleHook, isSubcommand } from '../hooks/pipeline';
+import type { EventSink } from '../ingest/sink';
+import { EventLog } from '../store/event-log';
+import { lastWorkingDirectory } from '../store/session-directory';
+
+/** Why a hook request was refused: each is counted and shown on /health. */
+export type HookRefusal = 'token' | 'content_type' | 'origin' | 'host' | 'wrong_log';
+
+export interface HookRouteStats {
+  received: number;
+  refused: Record<HookRefusal, number>;
+}
+
+export function newHookRouteStats(): HookRouteStats {
+  return { received: 0, refused: { token: 0, content_type: 0, origin: 0, host: 0, wrong_log: 0 } };
+}
+
+export interface HookRouteOptions {
+  /** the collector's own event log: a hook that names another one is answered 409 (its launcher then writes that log itself) */
+  logPath: string;
+  token: string;
+  sink: EventSink;
+  stats: HookRouteStats;
+  /** hook payloads carry whole files on a write: well above any goose event, well below memory trouble */
+  bodyLimit?: number;
+}
+
+/** Host names a hook launcher on this machine may use; a DNS-rebinding page arrives with its own. */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/i;
+
+/**
+ * `POST /v1/hooks/goose/<subcommand>`: the hook fast path. The launcher goose runs posts the event
+ * here with curl; the collector records it through the same pipeline as `beacon-hooks` and replies
+ * with exactly what goose must read on stdout. Anything but 200 sends the launcher to its fallback
+ * (the direct writer), so a refusal never loses an event — it only costs a Node.js start.
+ *
+ * Only the user who owns the log may write through it: a token from the 0600 file beside the log,
+ * JSON only (a cross-site form cannot send it without a preflight), no browser Origin, a loopback
+ * Host. Each refusal is counted, never logged with content.
+ */
+export function registerHookRoute(app: FastifyInstance, options: HookRouteOptions): void {
+  const own = canonical(options.logPath);
+  const { stats } = options;
+  // Read-only, opened on the first prompt that needs its session's directory, closed with the app.
+  let reader: EventLog | undefined;
+  const rememberedDir = (session: string) => lastWorkingDirectory((reader ??= EventLog.open(options.logPath, { readonly: true })), session);
+  app.addHook('onClose', async () => reader?.close());
+  app.register(async (scope) => {
+    // The receiver's parsers decode OTLP; a hook's payload goes to the hook pipeline as text.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+
+    scope.addHook('onRequest', async (req, reply) => {
+      const refusal = refusalOf(req, options.token);
+      if (refusal) return refuse(reply, refusal);
+    });
+
+    scope.post<{ Params: { sub: string } }>('/v1/hooks/goose/:sub', async (req, reply) => {
+      const named = req.headers['x-beacon-log'];
+      if (typeof named !== 'string' || canonical(named) !== own) return refuse(reply, 'wrong_log');
+      const sub = req.params.sub;
+      if (!isSubcommand(sub)) return reply.code(404).type('text/plain').send(`unknown hook "${sub}"`);
+      const provider = req.headers['x-beacon-policy-provider'];
+      const key = req.headers['x-beacon-hook-key'];
+      const outcome = await handleHook(sub, typeof req.body === 'string' ? req.body : '', {
+        sink: options.sink,
+        // Only what goose's environment says about Beacon reaches the pipeline: the policy provider.
+        env: typeof provider === 'string' && provider !== '' ? { BEACON_POLICY_PROVIDER: provider } : {},
+        ...(typeof key === 'string' && key !== '' ? { idempotencyKey: key } : {}),
+        rememberedDir,
+      });
+      // Not stored (the writer is down or busy): no 200, so the launcher's direct writer records it.
+      if (!outcome.recorded) return reply.code(503).header('retry-after', '1').type('text/plain').send(outcome.errors.join('; '));
+      stats.received++;
+      return reply.code(200).type('application/json').send(outcome.reply ?? '');
+    });
+  });
+
+  function refuse(reply: FastifyReply, why: HookRefusal) {
+    stats.refused[why]++;
+    const status = { token: 401, content_type: 415, origin: 403, host: 403, wrong_log: 409 }[why];
+    return reply.code(status).type('text/plain').send(MESSAGES[why]);
+  }
+}
+
+const MESSAGES: Record<HookRefusal, string> = {
+  token: 'hook requests need the X-Beacon-Hook-Token of the hook-token file beside the event log',
+  content_type: 'hook requests are application/json',
+  origin: 'hook requests come from the hook launcher, never from a web page',
+  host: 'hook requests go to a loopback host name (127.0.0.1, localhost, [::1])',
+  wrong_log: 'this collector writes another event log: record the hook directly',
+};
+
+function refusalOf(req: FastifyRequest, token: string): HookRefusal | undefined {
+  if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return 'host';
+  if (req.headers.origin !== undefined) return 'origin';
+  const presented = req.headers[HOOK_TOKEN_HEADER];
+  if (!tokenMatches(token, typeof presented === 'string' ? presented : undefined)) return 'token';
+  if (!/^application\/json\s*(?:;|$)/i.test(req.headers['content-type'] ?? '')) return 'content_type';
+  return undefined;
+}
+
+/** The same file, however it is spelled (symlinks, `..`); a log not yet created compares by its path. */
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
