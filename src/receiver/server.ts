@@ -46,7 +46,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   // Bodies are taken raw: decoding depends on the media type, decompression is ours (after-limit).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
+  const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
   if (options.dashboard) registerDashboard(app, options.dashboard);
 
   app.addHook('onRequest', async (req) => {
@@ -74,7 +74,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, ...options.healthExtras?.() }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, host_refused: hostGuard.refused, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;

@@ -28,7 +28,7 @@ export interface GooseSession {
  * prompt, two model calls, a successful shell call, an edit (with a diff), a failed command, and a
  * call the policy provider denied. Every free-text field carries the XSS corpus.
  */
-export function recordGooseSession(collectorUrl: string, log: string, opts: { sessionId?: string; t0Ms?: number } = {}): GooseSession {
+export function recordGooseSession(collectorUrl: string, log: string, opts: { sessionId?: string } = {}): GooseSession {
   const sessionId = opts.sessionId ?? `20261201_${Math.floor(Math.random() * 1000)}`;
   const repo = '/home/alice/proj';
   const prompt = `fix the failing test ${XSS.script} ${XSS.attr} ${XSS.js} ${XSS.ansi} ${XSS.bidi}`;
@@ -49,10 +49,15 @@ export function recordGooseSession(collectorUrl: string, log: string, opts: { se
   hook('session-start', { event: 'SessionStart', matcher_context: null });
   hook('prompt-submit', { event: 'UserPromptSubmit', message: prompt });
   const afterPrompt = Date.now();
+  // When each call began, so the OTLP spans below sit where goose would have timed them.
+  const at: Record<string, number> = {};
+  at.ok = Date.now();
   hook('pre-tool', tool('PreToolUse', 'shell', shellOk, calls.ok));
   hook('post-tool', tool('PostToolUse', 'shell', shellOk, calls.ok));
+  at.edit = Date.now();
   hook('pre-tool', tool('PreToolUse', 'edit', edit, calls.edit));
   hook('post-tool', tool('PostToolUse', 'edit', edit, calls.edit));
+  at.failed = Date.now();
   hook('pre-tool', tool('PreToolUse', 'shell', shellFail, calls.failed));
   hook('post-tool', tool('PostToolUse', 'shell', shellFail, calls.failed));
   const provider = join(tempDir('policy-'), 'deny.sh');
@@ -60,11 +65,11 @@ export function recordGooseSession(collectorUrl: string, log: string, opts: { se
   chmodSync(provider, 0o755);
   const denied = hook('pre-tool', tool('PreToolUse', 'shell', destructive, calls.denied), { BEACON_POLICY_PROVIDER: provider });
   if (!denied.stdout.includes('block')) throw new Error(`the policy provider did not deny: ${denied.stdout}`);
+  at.stop = Date.now();
   hook('stop', { event: 'Stop', last_assistant_message: `All tests pass. ${XSS.script}` });
 
   // The same calls as goose exports them over OTLP (content capture on), timed from the prompt.
-  const t0 = BigInt(opts.t0Ms ?? afterPrompt) * 1_000_000n;
-  const ms = (n: number) => t0 + BigInt(n) * 1_000_000n;
+  const ms = (n: number) => BigInt(n) * 1_000_000n;
   const traceId = hex(16);
   const session = { 'session.id': sessionId, 'gen_ai.conversation.id': sessionId };
   const chat = (n: number, input: number, output: number, finish: string, text?: string): SpanSpec => ({
@@ -85,11 +90,11 @@ export function recordGooseSession(collectorUrl: string, log: string, opts: { se
   });
   const sc = (stdout: string, exit: number) => ({ content: [{ type: 'text', text: stdout }], structuredContent: { stdout, stderr: '', exit_code: exit }, isError: exit !== 0 });
   const spans: SpanSpec[] = [
-    chat(100, 12840, 212, 'tool_use'),
-    exec(1100, 'shell', calls.ok, shellOk, sc('test result: ok', 0)),
-    exec(1700, 'edit', calls.edit, edit, { content: [{ type: 'text', text: 'edited' }], isError: false }),
-    exec(2300, 'shell', calls.failed, shellFail, sc(`FAIL ${XSS.ansi}`, 1)),
-    chat(3000, 13300, 98, 'end_turn', `All done. ${XSS.attr}`),
+    chat(afterPrompt + 1, 12840, 212, 'tool_use'),
+    exec(at.ok! + 1, 'shell', calls.ok, shellOk, sc('test result: ok', 0)),
+    exec(at.edit! + 1, 'edit', calls.edit, edit, { content: [{ type: 'text', text: 'edited' }], isError: false }),
+    exec(at.failed! + 1, 'shell', calls.failed, shellFail, sc(`FAIL ${XSS.ansi}`, 1)),
+    chat(at.stop! - 1, 13300, 98, 'end_turn', `All done. ${XSS.attr}`),
   ];
   const r = spawnSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'content-type: application/json', '--data-binary', '@-', `${collectorUrl}/v1/traces`], {
     input: JSON.stringify(traceRequest(spans)), encoding: 'utf8',

@@ -73,6 +73,7 @@ describe('dashboard routes (fastify inject)', () => {
     assert.equal(r.statusCode, 403);
     assert.equal(before.count(), n);
     before.close();
+    assert.equal(JSON.parse((await get('/health')).body).host_refused, 7, 'refusals are counted in /health');
   });
 
   it('loopback names and configured hosts are accepted', async () => {
