@@ -15,7 +15,51 @@ async function readStdin(): Promise<string> {
   }
 }
 
-runHook(process.argv.slice(2), {
+const HELP = `usage: beacon-hooks --platform goose --log PATH --config PATH <subcommand>
+
+goose's hook adapter: goose runs it (from the beacon-endpoint plugin's hooks.json, written by
+beacon install goose) with the event JSON on stdin. It records the event in the event log and, on
+blocking events, answers on stdout ({"decision":"allow"}, or "block" from a policy provider).
+Whatever goes wrong it answers allow and exits 0, the error on stderr.
+
+subcommands: session-start, prompt-submit, pre-tool, post-tool, stop, session-end
+
+options:
+  --platform goose  the runtime whose payloads these are (goose only)
+  --log PATH        the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)
+  --config PATH     the config file
+  -h, --help        show this help
+  -V, --version     print the version
+
+example:
+  echo '{"session_id":"s1","tool_name":"shell","tool_input":{"command":"ls"}}' | beacon-hooks --platform goose pre-tool
+`;
+
+/** --help/--version never reach the hook path: goose never passes them, and they must not print a verdict. */
+function infoRequest(argv: string[]): string | undefined {
+  for (const a of argv) {
+    if (a === '--') break;
+    if (a === '--help' || a === '-h') return HELP;
+    if (a === '--version' || a === '-V') {
+      let version = 'unknown';
+      // the bundle is dist/beacon-hooks.js, the compiled file dist/src/bin/beacon-hooks.js
+      for (const up of ['..', '../../..']) {
+        try {
+          version = JSON.parse(readFileSync(`${__dirname}/${up}/package.json`, 'utf8')).version;
+          break;
+        } catch {
+          // an unreadable package.json still answers: the probe is about running at all
+        }
+      }
+      return `beacon-hooks ${version}\n`;
+    }
+  }
+  return undefined;
+}
+
+const info = infoRequest(process.argv.slice(2));
+if (info !== undefined) writeSync(1, info);
+else runHook(process.argv.slice(2), {
   stdin: readStdin,
   stdout: (s) => writeSync(1, s),
   stderr: (s) => writeSync(2, s),

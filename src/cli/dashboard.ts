@@ -1,11 +1,20 @@
 import { spawn } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
+import { parseCommand, type CommandSpec } from './args';
 
-export const DASHBOARD_USAGE = `beacon dashboard [--open] [--config FILE] [--port N]
-
-Prints the URL of the dashboard the running collector serves on its loopback port (with --open,
-opens it in the default browser). Read-only: sessions, tool calls, events, tokens and cost.`;
+export const DASHBOARD_COMMAND = {
+  name: 'beacon dashboard',
+  usage: '[--open] [--config FILE] [--port N]',
+  description: `Prints the URL of the dashboard the running collector serves on its loopback port (with --open,
+opens it in the default browser). Read-only: sessions, one row per tool call, events, tokens and cost.
+Exits 1 when no collector answers there.`,
+  options: {
+    open: { type: 'boolean', help: 'open the URL in the default browser' },
+    config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
+    port: { type: 'string', arg: 'N', help: "the collector's port (default from the config, else 4318)" },
+  },
+  examples: ['beacon dashboard', 'beacon dashboard --open'],
+} as const satisfies CommandSpec;
 
 /** The dashboard's URL for a collector config: loopback host, its port, and the token when one is set. */
 export function dashboardUrl(host: string, port: number, token?: string): string {
@@ -14,7 +23,9 @@ export function dashboardUrl(host: string, port: number, token?: string): string
 }
 
 export async function runDashboard(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { open: { type: 'boolean' }, config: { type: 'string' }, port: { type: 'string' } }, strict: true });
+  const parsed = parseCommand(DASHBOARD_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const config = resolveCollectorConfig(
     { file: readConfigFile(values.config, env), env: readEnv(env), flags: { port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port') } },
     env,

@@ -1,58 +1,81 @@
-import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
-import { parseTimeBound } from '../model/time';
-import { EventLog } from '../store/event-log';
+import type { EventLog, ListFilter } from '../store/event-log';
 import { exportLine } from '../store/jsonl-export';
-import { TABLE_HEADER, formatTable, summaryRow } from './format';
-import { existsSync, statSync } from 'node:fs';
+import { parseCommand, type CommandSpec } from './args';
+import { FOLLOW_WIDTHS, TABLE_HEADER, fitWidths, formatRow, formatTable, summaryRow, terminalWidth } from './format';
+import { inspectLog, logProblem, noLogMessage, openLogForReading, timeRange } from './log-access';
+import { writeLine } from './output';
 
-export const EVENTS_USAGE = `beacon events [--log PATH] [--session ID] [--since T] [--limit N] [--json] [--follow]
+export const EVENTS_COMMAND = {
+  name: 'beacon events',
+  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--json] [--follow] [--utc]',
+  description: `Lists stored events in time order, one line each. T is a date or time (2026-11-30,
+2026-11-30T09:00 — local time unless it carries a zone: 2026-11-30T09:00:00Z, …+02:00) or a
+duration back from now (30m, 2h, 7d). Times print in your local zone with their UTC offset
+(--utc: in UTC). --json prints one Beacon record per line (JSONL), as stored, with the log's commit
+\`sequence\` first — the same lines as the runtime.jsonl export. --follow keeps printing events as
+any writer (collector, hooks, stream adapter) commits them: from now, or from --since; Ctrl-C stops.`,
+  options: {
+    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    session: { type: 'string', arg: 'ID', help: "only this session (goose's session id)" },
+    action: { type: 'string', arg: 'A', help: 'only this event.action (model.invoked, command.executed, prompt.submitted, …)' },
+    method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream' },
+    'tool-call': { type: 'string', arg: 'ID', help: 'only this tool call id (both collection paths carry it)' },
+    model: { type: 'string', arg: 'M', help: 'only model calls of this model' },
+    since: { type: 'string', arg: 'T', help: 'events at or after T' },
+    until: { type: 'string', arg: 'T', help: 'events before T' },
+    limit: { type: 'string', arg: 'N', help: 'the newest N matching events' },
+    json: { type: 'boolean', help: 'Beacon records as JSONL, commit sequence first' },
+    follow: { type: 'boolean', short: 'f', help: 'keep printing events as they are committed' },
+    utc: { type: 'boolean', help: 'print times in UTC instead of the local zone' },
+  },
+  examples: [
+    'beacon events --since 2h',
+    'beacon events --session 20261130_1 --method hook',
+    'beacon events --action model.invoked --model gpt-4o --since 2026-11-30 --until 2026-12-01',
+    'beacon events --follow',
+    'beacon events --json --since 7d > last-week.jsonl',
+  ],
+} as const satisfies CommandSpec;
 
-Lists stored events in time order. T is RFC 3339 (2026-11-30T09:00:00Z) or a duration back from now
-(30m, 2h, 7d). --json prints one Beacon record per line (JSONL), as stored, with the log's commit
-\`sequence\` first — the same lines as the runtime.jsonl export. --follow keeps
-printing events as any writer (collector, hooks, stream adapter) commits them: from now, or from
---since; stop it with Ctrl-C.`;
+const METHODS = ['otlp', 'hook', 'stream'];
 
 /** How often --follow looks for new commits: a primary-key range read, cheap enough to do often. */
 const FOLLOW_POLL_MS = 100;
 
 export async function runEvents(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      log: { type: 'string' },
-      session: { type: 'string' },
-      since: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-      follow: { type: 'boolean' },
-    },
-    strict: true,
-  });
+  const parsed = parseCommand(EVENTS_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const path = resolveEventLogPath(values.log, env);
-  const sinceNs = values.since === undefined ? undefined : parseTimeBound(values.since);
-  if (values.since !== undefined && sinceNs === undefined) throw new BeaconError('usage', `--since: not a time or duration: ${values.since}`);
+  const utc = values.utc === true;
+  const { sinceNs, untilNs } = timeRange(values.since, values.until, utc);
+  if (values.method !== undefined && !METHODS.includes(values.method)) throw new BeaconError('usage', `--method must be ${METHODS.join(', ')}, got ${values.method}`);
   let limit: number | undefined;
   if (values.limit !== undefined) {
     if (!/^\d+$/.test(values.limit)) throw new BeaconError('usage', `--limit must be a whole number, got ${values.limit}`);
     limit = Number(values.limit);
   }
-  if (values.follow) return follow(path, { sessionId: values.session, sinceNs, json: values.json === true }, out);
-  if (!existsSync(path)) {
-    if (!values.json) out(`no events yet: ${path} does not exist (is the collector running? see README)`);
+  const filter: ListFilter = { sessionId: values.session, action: values.action, method: values.method, toolCallId: values['tool-call'], model: values.model, sinceNs, untilNs };
+  const width = terminalWidth(env);
+  if (values.follow) return follow(path, filter, { json: values.json === true, utc, width });
+  const log = openLogForReading(path);
+  if (!log) {
+    if (!values.json) out(`no events yet: ${path} does not exist (is the collector running? see beacon doctor)`);
     return 0;
   }
-  const log = EventLog.open(path, { readonly: true });
   try {
-    const rows = log.list({ sessionId: values.session, sinceNs, limit });
+    const rows = log.list({ ...filter, limit });
     if (values.json) {
-      for (const r of rows) out(exportLine(r.seq, r.record));
+      for (const r of rows) await writeLine(exportLine(r.seq, r.record));
     } else if (rows.length === 0) {
       out('no events match');
     } else {
-      out(formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record)))]));
+      // Every time carries its offset (or Z with --utc): a daylight-saving change inside the list shows.
+      const table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width);
+      for (const line of table.split('\n')) await writeLine(line);
     }
   } finally {
     log.close();
@@ -62,9 +85,10 @@ export async function runEvents(argv: string[], env: NodeJS.ProcessEnv, out: (s:
 
 /**
  * `--follow`: new records in commit order (`seq`), whoever wrote them, without re-reading the log.
- * Starts at the end of the log, or at --since; waits for a log that does not exist yet.
+ * Starts at the end of the log, or at --since; waits for a log that does not exist yet (it never
+ * creates one: it is a reader).
  */
-async function follow(path: string, opts: { sessionId?: string; sinceNs?: bigint; json: boolean }, out: (s: string) => void): Promise<number> {
+async function follow(path: string, filter: ListFilter, opts: { json: boolean; utc: boolean; width?: number }): Promise<number> {
   let stop = false;
   const onSignal = () => {
     stop = true;
@@ -73,21 +97,24 @@ async function follow(path: string, opts: { sessionId?: string; sinceNs?: bigint
   process.once('SIGTERM', onSignal);
   process.stdout.on('error', onSignal); // a closed pipe
   const sleep = () => new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+  const problem = logProblem(path, inspectLog(path));
+  if (problem) throw new BeaconError('log_incompatible', problem);
+  let log: EventLog | undefined;
   // A log that does not exist yet, or is still being created by its first writer (empty file): wait.
-  while (!stop && (!existsSync(path) || statSync(path).size === 0)) await sleep();
-  if (stop) return 0;
-  const log = EventLog.open(path, { readonly: true });
+  while (!stop && !(existsSync(path) && (log = openLogForReading(path)))) await sleep();
+  if (stop || !log) return 0;
+  const widths = fitWidths([TABLE_HEADER], opts.width, undefined, opts.utc ? [24, ...FOLLOW_WIDTHS.slice(1)] : FOLLOW_WIDTHS);
   try {
     // The cursor is taken first: anything committed while the backlog prints comes after it.
     let cursor = log.maxSeq();
-    if (!opts.json) out(TABLE_HEADER.join('  '));
-    if (opts.sinceNs !== undefined) {
-      for (const r of log.list({ sessionId: opts.sessionId, sinceNs: opts.sinceNs })) if (r.seq <= cursor) print(r.seq, r.record);
+    if (!opts.json) await writeLine(formatRow(TABLE_HEADER, widths, opts.width));
+    if (filter.sinceNs !== undefined) {
+      for (const r of log.list(filter)) if (r.seq <= cursor) await print(r.seq, r.tsNs, r.record);
     }
     while (!stop) {
-      const rows = log.list({ afterSeq: cursor, sessionId: opts.sessionId, order: 'seq', limit: 1000 });
+      const rows = log.list({ ...filter, afterSeq: cursor, order: 'seq', limit: 1000 });
       for (const r of rows) {
-        print(r.seq, r.record);
+        await print(r.seq, r.tsNs, r.record);
         cursor = r.seq;
       }
       if (rows.length < 1000) await sleep();
@@ -97,7 +124,7 @@ async function follow(path: string, opts: { sessionId?: string; sinceNs?: bigint
   }
   return 0;
 
-  function print(seq: bigint, record: string) {
-    out(opts.json ? exportLine(seq, record) : summaryRow(JSON.parse(record)).join('  '));
+  async function print(seq: bigint, tsNs: bigint, record: string) {
+    await writeLine(opts.json ? exportLine(seq, record) : formatRow(summaryRow(JSON.parse(record), tsNs, opts.utc), widths, opts.width));
   }
 }

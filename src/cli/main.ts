@@ -1,4 +1,7 @@
 import { BeaconError, isBeaconError } from '../model/errors';
+import { didYouMean } from '../model/suggest';
+import { beaconVersion } from '../config/paths';
+import { wantsHelp } from './args';
 
 /**
  * Subcommands are loaded when run, not up front: the collector should not carry the YAML library
@@ -14,39 +17,55 @@ const load = {
   dashboard: () => require('./dashboard') as typeof import('./dashboard'),
 };
 
+const COMMANDS: [name: string, summary: string][] = [
+  ['collector', 'run the OTLP/HTTP collector in the foreground'],
+  ['events', 'list stored events (--follow: as they are committed)'],
+  ['token-usage', 'tokens and cost per model, session, provider, day, week or month'],
+  ['prune', 'apply the retention policy to the event log now'],
+  ['stream', 'turn goose stream-json output into harness events (and record them)'],
+  ['install', "set up goose's hooks plugin (and, asked, its OTLP export)"],
+  ['uninstall', 'undo beacon install'],
+  ['doctor', 'check, one by one, that goose telemetry will arrive'],
+  ['service', 'run the collector in the background (systemd user unit, launchd agent)'],
+  ['dashboard', "print (--open: open) the URL of the collector's local dashboard"],
+  ['version', 'print the version'],
+  ['help', 'this list; beacon COMMAND --help for one command'],
+];
+
 function usage(): string {
+  const w = Math.max(...COMMANDS.map(([n]) => n.length));
   return `usage: beacon <command> [options]
 
 commands:
-  collector   run the OTLP/HTTP collector in the foreground
-  events      list stored events (--follow: as they are committed)
-  token-usage tokens and cost per session, model, provider, day or hour
-  prune       apply the retention policy to the event log now
-  stream      turn goose stream-json output into harness events (and record them)
-  install     set up goose's hooks plugin (and, asked, its OTLP export); uninstall removes it
-  doctor      check, one by one, that goose telemetry will arrive
-  service     run the collector in the background (systemd user unit, launchd agent)
-  dashboard   print (--open: open) the URL of the collector's local dashboard
+${COMMANDS.map(([n, s]) => `  ${n.padEnd(w)}  ${s}`).join('\n')}
 
-${load.collector().COLLECTOR_USAGE}
+Every command takes --help. Exit codes: 0 success, 1 failure (doctor: a check failed), 2 bad command line.
 
-${load.events().EVENTS_USAGE}
+examples:
+  beacon collector
+  beacon events --since 2h
+  beacon token-usage --by day`;
+}
 
-${load.tokenUsage().TOKEN_USAGE_USAGE}
+export type Out = (s: string) => void;
 
-${load.prune().PRUNE_USAGE}
-
-${load.stream().STREAM_USAGE}
-
-${load.setup().SETUP_USAGE}
-
-${load.dashboard().DASHBOARD_USAGE}`;
+/**
+ * stdout for the commands: a reader that went away (`| head -1`) ends the command normally, exit 0,
+ * instead of an unhandled EPIPE. `beacon stream` handles its own stdout (it keeps recording).
+ */
+function quietOnClosedPipe(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`beacon: cannot write to stdout: ${e.message}\n`);
+    process.exit(1);
+  });
 }
 
 /** `beacon` entry: dispatches a subcommand and maps errors to exit codes (2 usage, 1 anything else). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = argv;
-  const out = (s: string) => process.stdout.write(`${s}\n`);
+  const out: Out = (s) => void process.stdout.write(`${s}\n`);
+  if (command !== 'stream') quietOnClosedPipe();
   try {
     switch (command) {
       case 'collector':
@@ -69,19 +88,33 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return load.setup().runServiceCommand(rest, env, out);
       case 'dashboard':
         return await load.dashboard().runDashboard(rest, env, out, (s) => process.stderr.write(s));
-      case undefined:
+      case 'version':
+      case '--version':
+      case '-V':
+        out(`beacon ${beaconVersion()}`);
+        return 0;
       case 'help':
+        if (rest[0] && COMMANDS.some(([n]) => n === rest[0]) && rest[0] !== 'help' && rest[0] !== 'version') return await main([rest[0], '--help'], env);
+        out(usage());
+        return 0;
       case '--help':
       case '-h':
         out(usage());
-        return command === undefined ? 2 : 0;
+        return 0;
+      case undefined:
+        process.stderr.write(`${usage()}\n`);
+        return 2;
       default:
-        throw new BeaconError('usage', `unknown command "${command}"`);
+        if (wantsHelp([command])) {
+          out(usage());
+          return 0;
+        }
+        throw new BeaconError('usage', `unknown command "${command}"${didYouMean(command, COMMANDS.map(([n]) => n))}`);
     }
   } catch (e) {
     const isUsage = isBeaconError(e) ? e.code === 'usage' : (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
     process.stderr.write(`beacon: ${(e as Error).message}\n`);
-    if (isUsage) process.stderr.write(`run "beacon help" for usage\n`);
+    if (isUsage) process.stderr.write(`run "beacon ${command && COMMANDS.some(([n]) => n === command) ? `${command} --help` : 'help'}" for usage\n`);
     return isUsage ? 2 : 1;
   }
 }

@@ -1,20 +1,30 @@
-import { parseArgs } from 'node:util';
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
+import { BeaconError } from '../model/errors';
 import { EventLog } from '../store/event-log';
 import { prune } from '../store/retention';
+import { parseCommand, type CommandSpec } from './args';
+import { inspectLog, logProblem, noLogMessage } from './log-access';
+import { plural } from './token-usage';
 
-export const PRUNE_USAGE = `beacon prune [--log PATH] [--config FILE] [--max-age-days N] [--max-bytes N]
-
-Applies the retention policy now (the collector also does it every 10 minutes): events older than
+export const PRUNE_COMMAND = {
+  name: 'beacon prune',
+  usage: '[--log PATH] [--config FILE] [--max-age-days N] [--max-bytes N]',
+  description: `Applies the retention policy now (the collector also does it every 10 minutes): events older than
 retentionMaxAgeDays (default 90) go, then the oldest while the log holds more than retentionMaxBytes
-(default 2 GiB). 0 turns a limit off.`;
+(default 2 GiB). 0 turns a limit off. A log that does not exist is left so: nothing is created.`,
+  options: {
+    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
+    'max-age-days': { type: 'string', arg: 'N', help: 'remove events older than N days (0: no age limit)' },
+    'max-bytes': { type: 'string', arg: 'N', help: 'then the oldest while the data exceeds N bytes (0: no size limit)' },
+  },
+  examples: ['beacon prune', 'beacon prune --max-age-days 30', 'beacon prune --max-age-days 0 --max-bytes 536870912'],
+} as const satisfies CommandSpec;
 
 export function runPrune(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: { log: { type: 'string' }, config: { type: 'string' }, 'max-age-days': { type: 'string' }, 'max-bytes': { type: 'string' } },
-    strict: true,
-  });
+  const parsed = parseCommand(PRUNE_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const cfg = resolveCollectorConfig(
     {
       file: readConfigFile(values.config, env),
@@ -27,10 +37,19 @@ export function runPrune(argv: string[], env: NodeJS.ProcessEnv, out: (s: string
     },
     env,
   );
+  const state = inspectLog(cfg.log);
+  if (state.kind === 'missing') {
+    out(`nothing to prune: ${noLogMessage(cfg.log)}`);
+    return 0;
+  }
+  const problem = logProblem(cfg.log, state);
+  if (problem) throw new BeaconError('log_incompatible', problem);
   const log = EventLog.open(cfg.log);
   try {
     const r = prune(log.db, { maxAgeDays: cfg.retentionMaxAgeDays, maxBytes: cfg.retentionMaxBytes }, BigInt(Date.now()) * 1_000_000n);
-    out(`${cfg.log}: removed ${r.deletedByAge} events older than ${cfg.retentionMaxAgeDays || '∞'} days and ${r.deletedBySize} for size; data ${mb(r.bytesBefore)} → ${mb(r.bytesAfter)}`);
+    const age = cfg.retentionMaxAgeDays > 0 ? `${plural(r.deletedByAge, 'event')} older than ${plural(cfg.retentionMaxAgeDays, 'day')}` : 'no events by age (no age limit)';
+    const size = cfg.retentionMaxBytes > 0 ? `${plural(r.deletedBySize, 'event')} for size (limit ${mb(cfg.retentionMaxBytes)})` : 'none for size (no size limit)';
+    out(`${cfg.log}: removed ${age} and ${size}; data ${mb(r.bytesBefore)} → ${mb(r.bytesAfter)}`);
   } finally {
     log.close();
   }

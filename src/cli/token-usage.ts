@@ -1,21 +1,42 @@
-import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
 import { normalizeHarnessName } from '../model/harness';
-import { parseTimeBound } from '../model/time';
+import { didYouMean } from '../model/suggest';
+import { calendarLabel, type Calendar } from '../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { estimateCost, type TokenSums } from '../pricing/estimate';
 import { matchModel } from '../pricing/match';
 import { EventLog } from '../store/event-log';
-import { queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../store/usage-query';
+import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../store/usage-query';
+import { parseCommand, type CommandSpec } from './args';
+import { fitWidths, terminalWidth } from './format';
+import { noLogMessage, openLogForReading, timeRange } from './log-access';
 
-export const TOKEN_USAGE_USAGE = `beacon token-usage [--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H]
-                   [--by session|model|provider|day|hour] [--top N] [--json]
+const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
+/** `1 run`, `2 runs` */
+export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-Tokens per model call, in disjoint buckets (input, output, cache read, cache write; reasoning is
+export const TOKEN_USAGE_COMMAND = {
+  name: 'beacon token-usage',
+  usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|hour|day|week|month] [--top N] [--json] [--utc]',
+  description: `Tokens per model call, in disjoint buckets (input, output, cache read, cache write; reasoning is
 part of output), with the cost a runtime reported (if any) and a list-price estimate from the price
-catalog shipped with Beacon, always apart. Days and hours are UTC.`;
+catalog shipped with Beacon, always apart. Hours, days, weeks (ISO, from Monday) and months are
+in your local zone (--utc: UTC); T as in beacon events --help.`,
+  options: {
+    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    since: { type: 'string', arg: 'T', help: 'model calls at or after T (2026-11-30, 2026-11-30T09:00, 7d)' },
+    until: { type: 'string', arg: 'T', help: 'model calls before T' },
+    session: { type: 'string', arg: 'ID', help: 'only this session' },
+    model: { type: 'string', arg: 'M', help: 'only this model (or its dated versions)' },
+    harness: { type: 'string', arg: 'H', help: 'only this harness (goose)' },
+    by: { type: 'string', arg: 'G', help: 'group by model (default), session, provider, hour, day, week or month' },
+    top: { type: 'string', arg: 'N', help: 'the N largest groups, the rest summed in one "others" row (0 = all)' },
+    json: { type: 'boolean', help: 'the report as one JSON document (schema beacon.token-usage/v1)' },
+    utc: { type: 'boolean', help: 'calendar groups in UTC instead of the local zone' },
+  },
+  examples: ['beacon token-usage', 'beacon token-usage --by day --since 7d', 'beacon token-usage --by session --top 10', 'beacon token-usage --by month --json'],
+} as const satisfies CommandSpec;
 
 interface Usage {
   input_tokens: number;
@@ -54,27 +75,18 @@ function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedN
 }
 
 export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      log: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, session: { type: 'string' }, model: { type: 'string' },
-      harness: { type: 'string' }, by: { type: 'string' }, top: { type: 'string' }, json: { type: 'boolean' },
-    },
-    strict: true,
-  });
+  const parsed = parseCommand(TOKEN_USAGE_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const by = (values.by ?? 'model') as UsageGrouping;
-  if (!['session', 'model', 'provider', 'day', 'hour'].includes(by)) throw new BeaconError('usage', `--by must be session, model, provider, day or hour, got ${values.by}`);
-  const time = (flag: string, v: string | undefined) => {
-    if (v === undefined) return undefined;
-    const t = parseTimeBound(v);
-    if (t === undefined) throw new BeaconError('usage', `${flag}: not a time or duration: ${v}`);
-    return t;
-  };
-  const top = values.top === undefined ? 0 : Number(values.top);
+  if (!USAGE_GROUPINGS.includes(by)) throw new BeaconError('usage', `--by must be ${USAGE_GROUPINGS.join(', ')}, got ${values.by}${didYouMean(values.by ?? '', USAGE_GROUPINGS)}`);
+  const utc = values.utc === true;
+  const top = values.top === undefined ? 0 : /^\d+$/.test(values.top) ? Number(values.top) : NaN;
   if (!Number.isInteger(top) || top < 0) throw new BeaconError('usage', `--top must be a whole number (0 = all), got ${values.top}`);
+  const { sinceNs, untilNs } = timeRange(values.since, values.until, utc);
   const filter: UsageFilter = {
-    sinceNs: time('--since', values.since),
-    untilNs: time('--until', values.until),
+    sinceNs,
+    untilNs,
     sessionId: values.session,
     model: values.model,
     harness: values.harness === undefined ? undefined : normalizeHarnessName(values.harness),
@@ -85,7 +97,13 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
 
   let rows: UsageRow[] = [];
   let stream: ReturnType<typeof queryStreamReports> = { count: 0, latest: [] };
-  if (existsSync(path)) {
+  const reader = openLogForReading(path); // never creates a log; a directory or foreign file is an error
+  if (!reader && !values.json) {
+    out(noLogMessage(path));
+    return 0;
+  }
+  if (reader) {
+    reader.close();
     let log: EventLog;
     try {
       log = EventLog.open(path); // read-write so an older log gets its usage index (a one-time migration)
@@ -110,14 +128,22 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
     };
     const estimate = m.priced ? estimateCost(sums, m.rates) : undefined;
     const name = r.model ?? '(no model)';
-    const key = by === 'model' ? (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`) : r.grp;
+    const key = by === 'model'
+      ? (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`)
+      : CALENDARS.has(by) ? calendarLabel(Number(BigInt(r.grp!) * QUARTER_HOUR_NS / 1_000_000n), by as Calendar, utc) : (r.grp as string | null);
     if (!groups.has(key)) groups.set(key, emptyGroup(key));
     add(groups.get(key)!, r, estimate, name);
     add(totals, r, estimate, name);
   }
   let list = [...groups.values()];
-  list.sort(by === 'day' || by === 'hour' ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => tokens(b) - tokens(a));
-  if (top > 0) list = list.slice(0, top);
+  list.sort(CALENDARS.has(by) ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => tokens(b) - tokens(a));
+  // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
+  let others: UsageGroup | null = null;
+  if (top > 0 && list.length > top) {
+    others = emptyGroup(`(${list.length - top} others)`);
+    for (const g of list.slice(top)) merge(others, g);
+    list = list.slice(0, top);
+  }
 
   const report = {
     schema: 'beacon.token-usage/v1',
@@ -126,6 +152,7 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
     filters: { since: values.since ?? null, until: values.until ?? null, session: values.session ?? null, model: values.model ?? null, harness: filter.harness ?? null },
     price_catalog: { source: `${catalog.source.repository}/${catalog.source.path}`, commit: catalog.source.commit, content_as_of: catalog.source.content_as_of, overrides: overrides?.path ?? null },
     groups: list,
+    others,
     totals,
     stream_reports: {
       note: "goose stream-json `complete` records: session-cumulative totals with goose's own cost, not added to the totals above",
@@ -140,11 +167,11 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
     out(JSON.stringify(report));
     return 0;
   }
-  out(renderTable(report.groups, totals, by));
+  out(renderTable(others ? [...report.groups, others] : report.groups, totals, by, terminalWidth(env)));
   out('');
   out(`costs: REPORTED = what a runtime itself reported (goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
   if (totals.unpriced_model_calls > 0) out(`unpriced: ${totals.unpriced_model_calls} model calls of ${totals.unpriced_models.join(', ')} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
-  if (stream.count > 0) out(`stream reports: ${stream.count} goose stream-json runs reported session-cumulative usage (not added above); see --json`);
+  if (stream.count > 0) out(`stream reports: ${plural(stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`);
   return 0;
 }
 
@@ -152,15 +179,26 @@ const tokens = (g: UsageGroup) => g.usage.input_tokens + g.usage.output_tokens +
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? '-' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
 
-function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping): string {
+function merge(into: UsageGroup, g: UsageGroup): void {
+  into.model_calls += g.model_calls;
+  for (const k of Object.keys(into.usage) as (keyof Usage)[]) into.usage[k] += g.usage[k];
+  if (g.reported_cost_usd !== null) into.reported_cost_usd = (into.reported_cost_usd ?? 0) + g.reported_cost_usd;
+  if (g.estimated_cost_usd !== null) into.estimated_cost_usd = (into.estimated_cost_usd ?? 0) + g.estimated_cost_usd;
+  into.unpriced_model_calls += g.unpriced_model_calls;
+  for (const m of g.unpriced_models) if (!into.unpriced_models.includes(m)) into.unpriced_models.push(m);
+}
+
+function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping, maxWidth?: number): string {
   const head = [by.toUpperCase(), 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'REASONING', 'REPORTED', 'EST. LIST'];
   const row = (g: UsageGroup, label: string) => [
     label, n(g.model_calls), n(g.usage.input_tokens), n(g.usage.output_tokens), n(g.usage.cache_read_input_tokens), n(g.usage.cache_creation_input_tokens),
     n(g.usage.reasoning_output_tokens), usd(g.reported_cost_usd), `${usd(g.estimated_cost_usd)}${g.unpriced_model_calls > 0 ? '*' : ''}`,
   ];
   const rows = [head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')];
-  // numbers right-aligned
-  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n') + (totals.unpriced_model_calls > 0 ? '\n* some calls unpriced: see below' : '');
+  // numbers right-aligned; the group names give way when the terminal is narrow
+  const widths = fitWidths(rows, maxWidth, [0]);
+  const cell = (c: string, w: number) => (c.length > w ? `${c.slice(0, Math.max(0, w - 1))}…` : c);
+  const line = (r: string[]) => cell(r.map((c, i) => (i === 0 ? cell(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
+  return rows.map(line).join('\n') + (totals.unpriced_model_calls > 0 ? '\n* some calls unpriced: see below' : '');
 }
 

@@ -7,6 +7,7 @@ import { newHookRouteStats, registerHookRoute } from './hook-route';
 import { EventLogWriter } from '../store/event-log-writer';
 import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
 import { startRetentionLoop, type RetentionLoop } from './retention-loop';
+import { startSpoolLoop, type SpoolLoop } from './spool-loop';
 
 /** A client that keeps a socket open after the stop began is cut off after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -19,15 +20,15 @@ export interface CollectorService {
   readonly writer: EventLogWriter;
   /**
    * Stops in dependency order: no new exports (503 + Retry-After), in-flight ones answered after
-   * their commit, the writer closed, then the export drained to the last commit and retention
+   * their commit, spool ingestion finished, the writer closed, then the export drained to the last commit and retention
    * finished. Idempotent: a second call waits for the first.
    */
   stop(): Promise<void>;
 }
 
 /**
- * The collector as a service: starts and stops the receiver, the writer thread, the JSONL export
- * and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
+ * The collector as a service: starts and stops the receiver, the writer thread, spool ingestion,
+ * the JSONL export and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
  * only parses arguments, calls this and waits for a signal.
  */
 export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger): Promise<CollectorService> {
@@ -50,7 +51,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   }
   let exporter: ExportLoop | undefined;
   let retention: RetentionLoop | undefined;
+  let spool: SpoolLoop | undefined;
   try {
+    spool = startSpoolLoop({ logPath: config.log, sink }, logger);
     exporter = config.exportPath
       ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger)
       : undefined;
@@ -59,6 +62,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
       logger,
     );
   } catch (e) {
+    await spool?.stop();
     await receiver.app.close();
     await writer.close();
     throw e;
@@ -78,6 +82,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     } finally {
       clearTimeout(grace);
     }
+    await spool!.stop(); // a pass in progress commits what it read; the rest waits for the next start
     await writer.close();
     await retention!.stop();
     exporter?.stop(); // after the last commit: the export ends with every acknowledged event

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BeaconError } from '../model/errors';
+import { closest } from '../model/suggest';
 import { defaultConfigPath, defaultEventLogPath } from './paths';
 
 /** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */
@@ -51,7 +52,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
 
 type Partial_ = Partial<CollectorConfig>;
 
-const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
+export const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   host: 'string',
   port: 'number',
   log: 'string',
@@ -70,28 +71,89 @@ const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'> = {
   dashboardToken: 'string',
 };
 
+/**
+ * What a value may be, beyond its type (KEYS). A key without a rule here is only type-checked;
+ * every key gets an environment variable: BEACON_ + its name in SNAKE_CASE unless ENV_NAMES says
+ * otherwise (the names documented before the rule).
+ */
+export interface KeyRule {
+  min?: number;
+  max?: number;
+  oneOf?: readonly string[];
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const RULES: Partial<Record<keyof CollectorConfig, KeyRule>> = {
+  port: { min: 0, max: 65535 },
+  maxBodyBytes: { min: 1 },
+  maxPendingExports: { min: 1 },
+  busyTimeoutMs: { min: 0 },
+  logLevel: { oneOf: LOG_LEVELS },
+  exportRotateBytes: { min: 0 },
+  exportArchives: { min: 0 },
+  retentionMaxAgeDays: { min: 0 },
+  retentionMaxBytes: { min: 0 },
+  retentionIntervalMs: { min: 1 },
+};
+
+const ENV_NAMES: Partial<Record<keyof CollectorConfig, string>> = {
+  host: 'BEACON_COLLECTOR_HOST',
+  port: 'BEACON_COLLECTOR_PORT',
+  log: 'BEACON_ENDPOINT_LOG',
+};
+
+/** The environment variable of a config key: BEACON_MAX_BODY_BYTES for maxBodyBytes. */
+export function envName(key: keyof CollectorConfig): string {
+  return ENV_NAMES[key] ?? `BEACON_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Sections of the config file that belong to other parts of Beacon: not collector keys, not typos. */
+const OTHER_SECTIONS = ['collector', 'hooks', 'forward', 'forwarders', 'dashboard', 'pricing', 'redact'];
+
+/** Where config warnings go: stderr, once each, before anything else is printed. */
+export type Warn = (message: string) => void;
+const warnToStderr: Warn = (m) => void process.stderr.write(`beacon: warning: ${m}\n`);
+
 /** Reads the JSON config file; a missing default file is fine, a missing named file or bad JSON is an error. */
-export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv): Partial_ {
+export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv, warn: Warn = warnToStderr): Partial_ {
   const file = path ?? defaultConfigPath(env);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if (path === undefined && (e as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new BeaconError('usage', `cannot read config file ${file}: ${(e as Error).message}`);
+    throw new BeaconError('bad_data', `cannot read config file ${file}: ${(e as Error).message}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new BeaconError('usage', `config file ${file} is not valid JSON: ${(e as Error).message}`);
+    throw new BeaconError('bad_data', `config file ${file} is not valid JSON: ${(e as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new BeaconError('usage', `config file ${file} must hold a JSON object`);
+    throw new BeaconError('bad_data', `config file ${file} must hold a JSON object`);
   }
-  // The file may carry settings of other commands (hooks, export): keep only the collector's.
-  const collector = (parsed as Record<string, unknown>).collector ?? parsed;
-  return pickTyped(collector as Record<string, unknown>, `config file ${file}`);
+  const top = parsed as Record<string, unknown>;
+  // Collector settings go at the top level or under "collector"; other sections belong to other parts.
+  const section = top.collector;
+  if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
+    throw new BeaconError('bad_data', `config file ${file}: "collector" must be an object`);
+  }
+  const where = `config file ${file}`;
+  const known = Object.keys(KEYS);
+  for (const key of Object.keys(top)) {
+    if (OTHER_SECTIONS.includes(key) || (section === undefined && key in KEYS)) continue;
+    const guess = closest(key, [...known, ...OTHER_SECTIONS]);
+    warn(`${where}: unknown key "${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
+  }
+  if (section === undefined) return pickTyped(top, where);
+  for (const key of Object.keys(section as object)) {
+    if (key in KEYS) continue;
+    const guess = closest(key, known);
+    warn(`${where}: unknown key "collector.${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
+  }
+  return pickTyped(section as Record<string, unknown>, where);
 }
 
 function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
@@ -99,24 +161,46 @@ function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
   for (const [key, type] of Object.entries(KEYS)) {
     const v = src[key];
     if (v === undefined) continue;
-    if (typeof v !== type) throw new BeaconError('usage', `${where}: "${key}" must be a ${type}`);
+    if (typeof v !== type) throw new BeaconError('bad_data', `${where}: "${key}" must be a ${type}, got ${JSON.stringify(v)}`);
+    checkRule(key as keyof CollectorConfig, v, `${where}: "${key}"`);
     out[key] = v;
   }
   return out as Partial_;
 }
 
-/** BEACON_COLLECTOR_HOST, BEACON_COLLECTOR_PORT, BEACON_ENDPOINT_LOG, BEACON_MAX_BODY_BYTES, BEACON_LOG_LEVEL, BEACON_EXPORT_PATH, BEACON_ALLOWED_HOSTS, BEACON_DASHBOARD_TOKEN. */
+function checkRule(key: keyof CollectorConfig, v: unknown, what: string): void {
+  const rule = RULES[key];
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw new BeaconError('bad_data', `${what} must be a whole number, got ${v}`);
+    if (rule?.min !== undefined && v < rule.min) throw new BeaconError('bad_data', `${what} must be at least ${rule.min}, got ${v}`);
+    if (rule?.max !== undefined && v > rule.max) throw new BeaconError('bad_data', `${what} must be at most ${rule.max}, got ${v}`);
+  }
+  if (typeof v === 'string' && rule?.oneOf && !rule.oneOf.includes(v)) {
+    const guess = closest(v, rule.oneOf);
+    throw new BeaconError('bad_data', `${what} must be one of ${rule.oneOf.join(', ')}, got "${v}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
+  }
+}
+
+/** Every key from its environment variable (envName), type- and range-checked like the file. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
-  const out: Partial_ = {};
-  if (env.BEACON_COLLECTOR_HOST) out.host = env.BEACON_COLLECTOR_HOST;
-  if (env.BEACON_COLLECTOR_PORT) out.port = parseIntStrict(env.BEACON_COLLECTOR_PORT, 'BEACON_COLLECTOR_PORT');
-  if (env.BEACON_ENDPOINT_LOG) out.log = env.BEACON_ENDPOINT_LOG;
-  if (env.BEACON_MAX_BODY_BYTES) out.maxBodyBytes = parseIntStrict(env.BEACON_MAX_BODY_BYTES, 'BEACON_MAX_BODY_BYTES');
-  if (env.BEACON_LOG_LEVEL) out.logLevel = env.BEACON_LOG_LEVEL;
-  if (env.BEACON_EXPORT_PATH) out.exportPath = env.BEACON_EXPORT_PATH;
-  if (env.BEACON_ALLOWED_HOSTS) out.allowedHosts = env.BEACON_ALLOWED_HOSTS;
-  if (env.BEACON_DASHBOARD_TOKEN) out.dashboardToken = env.BEACON_DASHBOARD_TOKEN;
-  return out;
+  const out: Record<string, unknown> = {};
+  for (const [key, type] of Object.entries(KEYS) as [keyof CollectorConfig, string][]) {
+    const name = envName(key);
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    let v: unknown = raw;
+    if (type === 'number') {
+      if (!/^\d+$/.test(raw.trim())) throw new BeaconError('bad_data', `${name} must be a whole number, got "${raw}"`);
+      v = Number(raw.trim());
+    } else if (type === 'boolean') {
+      const b = raw.trim().toLowerCase();
+      if (!['1', 'true', 'yes', '0', 'false', 'no'].includes(b)) throw new BeaconError('bad_data', `${name} must be true or false, got "${raw}"`);
+      v = ['1', 'true', 'yes'].includes(b);
+    }
+    checkRule(key, v, name);
+    out[key] = v;
+  }
+  return out as Partial_;
 }
 
 export function parseIntStrict(value: string, what: string): number {
@@ -136,12 +220,13 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
   const home = env.HOME || homedir();
   merged.log = expandHome(merged.log, home);
   if (merged.exportPath) merged.exportPath = expandHome(merged.exportPath, home);
-  if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) {
-    throw new BeaconError('usage', `port must be 0..65535, got ${merged.port}`);
-  }
-  if (!(merged.maxBodyBytes > 0)) throw new BeaconError('usage', 'maxBodyBytes must be positive');
-  for (const k of ['exportRotateBytes', 'exportArchives', 'retentionMaxAgeDays', 'retentionMaxBytes', 'retentionIntervalMs'] as const) {
-    if (!(merged[k] >= 0)) throw new BeaconError('usage', `${k} must be zero or positive`);
+  // Flags are checked here (a flag's mistake is the command line's: exit 2); file and env were checked as read.
+  for (const [key, v] of Object.entries(stripUndefined(layers.flags))) {
+    try {
+      checkRule(key as keyof CollectorConfig, v, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    } catch (e) {
+      throw new BeaconError('usage', (e as Error).message);
+    }
   }
   if (!isLoopback(merged.host) && !merged.allowRemote) {
     throw new BeaconError(

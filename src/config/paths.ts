@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,6 +25,15 @@ export function packageRoot(): string {
   let dir = __dirname;
   for (let i = 0; i < 6 && !existsSync(join(dir, 'package.json')); i++) dir = join(dir, '..');
   return dir;
+}
+
+/** This install's version, from its package.json. */
+export function beaconVersion(): string {
+  try {
+    return String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The commands of this install: the `beacon` CLI and the hook adapter bundle goose runs. */

@@ -13,8 +13,8 @@ export interface HookIO {
   env: NodeJS.ProcessEnv;
 }
 
-/** A hook holds goose's turn: wait for the collector's lock at most this long, then give up (allow). */
-const BUSY_TIMEOUT_MS = 3000;
+/** A hook holds goose's turn: wait for the log's lock at most this long, then spool the events (answering at once). */
+const BUSY_TIMEOUT_MS = 500;
 
 /**
  * `beacon-hooks --platform goose --log PATH --config PATH [--cli PATH] <subcommand>`, event JSON on stdin.

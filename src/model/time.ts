@@ -12,20 +12,95 @@ export function nowUnixNano(): bigint {
   return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e3)) * 1000n;
 }
 
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** `±HH:MM` for an offset east of UTC in minutes. */
+function offsetText(minutesEast: number): string {
+  const a = Math.abs(minutesEast);
+  return `${minutesEast < 0 ? '-' : '+'}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+}
+
 /**
- * Parses `--since`/`--until` values: RFC 3339 timestamps, or a duration back from now (`90s`, `15m`, `2h`, `7d`).
- * Returns ns since the epoch, or undefined for an unparseable value.
+ * A timestamp for people: local time with its UTC offset (`2026-12-01 10:15:30.123+01:00`), or UTC
+ * (`…Z`) with `utc`. The offset is per timestamp: a daylight-saving change shows.
  */
-export function parseTimeBound(value: string, now = Date.now()): bigint | undefined {
-  const rel = /^(\d+)\s*(s|m|h|d|w)$/.exec(value.trim());
+export function formatDisplayTime(unixNano: bigint, utc = false): string {
+  const d = new Date(Number(unixNano / 1_000_000n));
+  if (Number.isNaN(d.getTime())) return '';
+  if (utc) return `${d.toISOString().slice(0, 23).replace('T', ' ')}Z`;
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return `${date} ${time}${offsetText(-d.getTimezoneOffset())}`;
+}
+
+/** The local zone's current offset, for headers: `UTC+01:00`. */
+export function localZoneLabel(at = new Date()): string {
+  return `UTC${offsetText(-at.getTimezoneOffset())}`;
+}
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * Parses `--since`/`--until` values: RFC 3339 timestamps (`2026-11-30T09:00:00Z`, `…+02:00`), a
+ * date or date-time without a zone — local time, as a person means it, or UTC with `utc` — or a
+ * duration back from now (`90s`, `15m`, `2h`, `7d`, `2w`). Returns ns since the epoch, or an error
+ * that says what is wrong (`2026-02-31` is no date; JavaScript's Date would make it March 3).
+ */
+export function parseTimeBound(value: string, opts: { now?: number; utc?: boolean } = {}): { ns: bigint } | { error: string } {
+  const now = opts.now ?? Date.now();
+  const v = value.trim();
+  const rel = /^(\d+)\s*(s|m|h|d|w)$/.exec(v);
   if (rel) {
     const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[rel[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-    return BigInt(now - Number(rel[1]) * unit) * 1_000_000n;
+    return { ns: BigInt(now - Number(rel[1]) * unit) * 1_000_000n };
   }
-  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(value.trim());
-  if (!m) return undefined;
-  const base = Date.parse(`${m[1]}T${m[2] ?? '00:00:00'}${m[4] ?? 'Z'}`);
-  if (Number.isNaN(base)) return undefined;
-  const frac = m[3] ? BigInt(m[3].slice(1).padEnd(9, '0')) : 0n;
-  return BigInt(base) * 1_000_000n + frac;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(v);
+  if (!m) return { error: `not a time or duration: "${value}" (use 2026-11-30, 2026-11-30T09:00, 2026-11-30T09:00:00Z or 30m, 2h, 7d)` };
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12) return { error: `"${value}": there is no month ${month}` };
+  if (day < 1 || day > daysIn(year, month)) return { error: `"${value}": ${m[1]}-${m[2]} has no day ${day}` };
+  if (hour > 23 || minute > 59 || second > 59) return { error: `"${value}": ${pad(hour)}:${pad(minute)}:${pad(second)} is not a time of day` };
+  let ms: number;
+  if (m[8]) {
+    const z = m[8].toUpperCase();
+    const off = z === 'Z' ? 0 : (z[0] === '-' ? -1 : 1) * (Number(z.slice(1, 3)) * 60 + Number(z.slice(-2)));
+    if (Math.abs(off) > 18 * 60) return { error: `"${value}": ${m[8]} is not a UTC offset` };
+    ms = Date.UTC(year, month - 1, day, hour, minute, second) - off * 60_000;
+  } else if (opts.utc) {
+    ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  } else {
+    ms = new Date(year, month - 1, day, hour, minute, second).getTime();
+  }
+  const frac = m[7] ? BigInt(m[7].slice(1).padEnd(9, '0')) : 0n;
+  return { ns: BigInt(ms) * 1_000_000n + frac };
+}
+
+export type Calendar = 'hour' | 'day' | 'week' | 'month';
+
+/**
+ * The calendar bucket an instant falls in, in the local zone (or UTC): `2026-11-30T09:00+01:00`,
+ * `2026-11-30`, `2026-W48 (from 2026-11-23)` (ISO weeks start on Monday), `2026-11`.
+ */
+export function calendarLabel(ms: number, by: Calendar, utc = false): string {
+  const d = new Date(ms);
+  const [y, mo, day, h, dow] = utc
+    ? [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCDay()]
+    : [d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getDay()];
+  const date = (yy: number, mm: number, dd: number) => `${yy}-${pad(mm + 1)}-${pad(dd)}`;
+  switch (by) {
+    case 'hour':
+      return `${date(y, mo, day)}T${pad(h)}:00${utc ? 'Z' : offsetText(-d.getTimezoneOffset())}`;
+    case 'day':
+      return date(y, mo, day);
+    case 'month':
+      return `${y}-${pad(mo + 1)}`;
+    case 'week': {
+      // Calendar arithmetic on the date alone (UTC noon avoids any daylight-saving edge).
+      const monday = new Date(Date.UTC(y, mo, day, 12) - ((dow + 6) % 7) * 86400e3);
+      const thursday = new Date(monday.getTime() + 3 * 86400e3);
+      const isoYear = thursday.getUTCFullYear();
+      const week = Math.floor((thursday.getTime() - Date.UTC(isoYear, 0, 1, 12)) / (7 * 86400e3)) + 1;
+      return `${isoYear}-W${pad(week)} (from ${date(monday.getUTCFullYear(), monday.getUTCMonth(), monday.getUTCDate())})`;
+    }
+  }
 }

@@ -48,11 +48,11 @@ export function loadOverrides(path: string): Overrides | undefined {
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new BeaconError('usage', `price overrides ${path} are not valid JSON: ${(e as Error).message}`);
+    throw new BeaconError('bad_data', `price overrides ${path} are not valid JSON: ${(e as Error).message}`);
   }
   const o = doc as { schema?: unknown; models?: unknown };
   if (o?.schema !== 'beacon.pricing.overrides/v1' || typeof o.models !== 'object' || o.models === null) {
-    throw new BeaconError('usage', `price overrides ${path} must be {"schema": "beacon.pricing.overrides/v1", "models": {…}}`);
+    throw new BeaconError('bad_data', `price overrides ${path} must be {"schema": "beacon.pricing.overrides/v1", "models": {…}}`);
   }
   const models: Record<string, PricedModel> = {};
   for (const [name, rates] of Object.entries(o.models as Record<string, Record<string, unknown>>)) {
@@ -60,7 +60,7 @@ export function loadOverrides(path: string): Overrides | undefined {
     for (const k of ['input', 'output', 'cache_read', 'cache_write_5m', 'cache_write_1h'] as const) {
       const v = rates[k];
       if (v === undefined) continue;
-      if (typeof v !== 'number' || !(v >= 0)) throw new BeaconError('usage', `price overrides ${path}: ${name}.${k} must be a non-negative number`);
+      if (typeof v !== 'number' || !(v >= 0)) throw new BeaconError('bad_data', `price overrides ${path}: ${name}.${k} must be a non-negative number`);
       m[k] = v;
     }
     models[name] = m;

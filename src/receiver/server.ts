@@ -12,6 +12,7 @@ import { ingestTraces } from './ingest';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
+import { RefusalLog } from './refusal-log';
 
 export interface ReceiverOptions {
   /** the collector's writer thread, or any queued sink */
@@ -42,6 +43,8 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   const app = Fastify({ logger: false, bodyLimit: options.maxBodyBytes, return503OnClosing: false });
   const stats = { exports: 0, spans: 0, inserted: 0, duplicates: 0, rejected: 0, metricPoints: 0, logRecords: 0 };
   let closing = false;
+  const refusals = new RefusalLog(logger);
+  app.addHook('onClose', async () => refusals.flush());
 
   // Bodies are taken raw: decoding depends on the media type, decompression is ours (after-limit).
   app.removeAllContentTypeParsers();
@@ -86,7 +89,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     const e = toBeaconError(err);
     const { http, grpc } = STATUS_TABLE[e.code];
     if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
-    else logger.debug({ code: e.code, status: http, path: routePath(req) }, 'export refused');
+    else refusals.note(http, e.code, routePath(req));
     const encoding: Encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
     return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));

@@ -1,5 +1,9 @@
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/event-log';
+import { inspectLog, logProblem } from '../store/log-file';
+import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand } from './hooks-file';
@@ -19,7 +23,12 @@ export interface DoctorContext {
   /** the collector's address (from the same config the collector reads) */
   host: string;
   port: number;
+  /** where the port came from: --port, the installed service, the config, the default */
+  portSource?: string;
   log: string;
+  service?: ServiceState;
+  /** also send a test span and a test hook event, and find both in the log */
+  sendTest?: boolean;
   fetchTimeoutMs?: number;
 }
 
@@ -27,27 +36,80 @@ export interface DoctorContext {
 export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const checks: Check[] = [];
   const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
-  checks.push(await collectorCheck(base, ctx.fetchTimeoutMs ?? 1500));
+  const collector = await collectorCheck(base, ctx, ctx.fetchTimeoutMs ?? 1500);
+  checks.push(collector);
+  if (ctx.service) checks.push(serviceCheck(ctx.service, collector.status !== 'fail'));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...pluginChecks(ctx));
   checks.push(...logChecks(ctx.log));
+  if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
 }
 
-async function collectorCheck(base: string, timeoutMs: number): Promise<Check> {
+/** Two spellings of one file are one log; a path that does not exist yet compares as written. */
+function sameFile(a: string, b: string): boolean {
+  const canon = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return canon(a) === canon(b);
+}
+
+async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<Check> {
+  const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
+  const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
+    ? 'start it: beacon collector in a terminal (there is no systemd user session here for beacon service)'
+    : 'start it: beacon service install, or beacon collector in a terminal';
+  let r: Response;
+  let body: { status?: unknown; version?: unknown; log?: { path?: unknown } } = {};
   try {
-    const r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await r.json()) as { status?: string; version?: string };
-    if (r.ok && body.status === 'ok') return { id: 'collector', status: 'ok', message: `reachable at ${base} (beacon ${body.version})` };
-    return { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${body.status ?? ''}`.trim(), fix: 'restart it: beacon service install (or run beacon collector)' };
+    r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
-    return { id: 'collector', status: 'fail', message: `not reachable at ${base} (${(e as Error).message})`, fix: 'start it: beacon service install, or beacon collector in a terminal' };
+    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+    return { id: 'collector', status: 'fail', message: `not reachable at ${base}${where}: ${cause}`, fix: startFix };
   }
+  try {
+    body = (await r.json()) as typeof body;
+  } catch {
+    return { id: 'collector', status: 'fail', message: `${base}${where} answered ${r.status} with something that is not Beacon's /health: another program holds the port?`, fix: `stop it, or run Beacon on another port (beacon service install --port N)` };
+  }
+  const status = typeof body.status === 'string' ? body.status : '';
+  const version = typeof body.version === 'string' ? ` (beacon ${body.version})` : '';
+  if (!r.ok || (status !== 'ok' && status !== 'degraded')) {
+    return { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${status}${version}: it cannot store events now`.trim(), fix: 'see its log (journalctl --user -u beacon-collector), then restart it' };
+  }
+  // A collector writing another log than the one read here (and the hooks write) splits the data.
+  const served = typeof body.log?.path === 'string' ? body.log.path : undefined;
+  if (served !== undefined && !sameFile(served, ctx.log)) {
+    return {
+      id: 'collector', status: 'fail',
+      message: `the collector at ${base}${version} writes ${served}, but this check (and the hooks installed with it) use ${ctx.log}: OTLP and hook events land in two logs`,
+      fix: `run both on one log: pass the same --log (or BEACON_ENDPOINT_LOG) to beacon service install and beacon install goose`,
+    };
+  }
+  return {
+    id: 'collector', status: status === 'ok' ? 'ok' : 'warn',
+    message: `reachable at ${base}${where}${version}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
+  };
+}
+
+function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
+  const message = describeServiceState(s);
+  // A collector run by hand (or by another supervisor) is a choice; with none running, the service is the fix.
+  if (!s.installed && collectorUp) return { id: 'service', status: 'ok', message: `${message}; the collector answering runs outside it (by hand, or another supervisor)` };
+  if (!s.installed) return { id: 'service', status: 'warn', message: `${message}: the collector runs only while you run it`, fix: s.unreachable && s.kind === 'systemd' ? 'no systemd user session here: run beacon collector (in a terminal, or your own supervisor)' : 'beacon service install' };
+  if (s.unreachable) return { id: 'service', status: 'warn', message };
+  if (!s.running) return { id: 'service', status: 'fail', message, fix: s.kind === 'systemd' ? 'systemctl --user restart beacon-collector; journalctl --user -u beacon-collector says why it stopped' : 'launchctl kickstart gui/$(id -u)/com.beacon.collector; see ~/Library/Logs/Beacon/collector.log' };
+  if (!s.enabled) return { id: 'service', status: 'warn', message: `${message}: it will not start at the next login`, fix: 'beacon service install' };
+  return { id: 'service', status: 'ok', message };
 }
 
 /** What a goose OTLP endpoint value means for Beacon. */
-export function judgeEndpoint(value: string, base: string): { status: CheckStatus; message: string; fix?: string } {
+export function judgeEndpoint(value: string, base: string): { status: CheckStatus; message: string; fix?: string; localhost?: true } {
   let url: URL;
   try {
     url = new URL(value);
@@ -57,7 +119,12 @@ export function judgeEndpoint(value: string, base: string): { status: CheckStatu
   if (url.port === '4317') return { status: 'fail', message: `${value} is the OTLP gRPC port; goose exports over HTTP only and the export fails`, fix: `use ${base} (port 4318)` };
   if (/\/v1\/traces\/?$/.test(url.pathname)) return { status: 'fail', message: `${value} ends in /v1/traces; goose appends it, so traces would go to /v1/traces/v1/traces`, fix: `use the base URL ${base}` };
   if (url.pathname !== '/' && url.pathname !== '') return { status: 'fail', message: `${value} has a path; the collector serves /v1/traces at its root`, fix: `use ${base}` };
-  if (url.origin !== new URL(base).origin) return { status: 'warn', message: `${value} is not this collector (${base})`, fix: `use ${base}, unless you forward to another collector on purpose` };
+  const ours = new URL(base);
+  if (url.hostname === 'localhost' && url.port === ours.port && ours.hostname === '127.0.0.1') {
+    // Same warning wherever the value comes from (config.yaml or the environment), with the reason.
+    return { status: 'warn', message: `${value} says localhost: the collector listens on 127.0.0.1 only (IPv4 loopback), and localhost may resolve to ::1 (IPv6) first, where nothing listens; the export then depends on the client falling back`, fix: `use ${base}`, localhost: true };
+  }
+  if (url.origin !== ours.origin) return { status: 'warn', message: `${value} is not this collector (${base})`, fix: `use ${base}, unless you forward to another collector on purpose` };
   return { status: 'ok', message: `exports to ${value}` };
 }
 
@@ -67,7 +134,8 @@ function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
   if (!view.exists) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} does not exist`, fix: 'beacon install goose --configure-otlp, or add otel_exporter_otlp_endpoint yourself' }];
   if (view.parseError) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} is not valid YAML: ${view.parseError}`, fix: 'fix the file' }];
   if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
-  return [{ id: 'goose-config', ...judgeEndpoint(view.endpoint, base) }];
+  const { localhost: _, ...judged } = judgeEndpoint(view.endpoint, base);
+  return [{ id: 'goose-config', ...judged }];
 }
 
 /** The variables that leave config.yaml saying "local" while goose exports nothing (as seen here: check goose's own launch environment too). */
@@ -90,7 +158,9 @@ function environmentChecks(env: NodeJS.ProcessEnv, base: string): Check[] {
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
     const j = judgeEndpoint(env.OTEL_EXPORTER_OTLP_ENDPOINT, base);
     // An override that matches is worth knowing; one that points elsewhere takes the telemetry away.
-    out.push({ id: 'env-endpoint', status: j.status === 'ok' ? 'warn' : 'fail', message: `OTEL_EXPORTER_OTLP_ENDPOINT overrides config.yaml: ${j.message}${note}`, fix: j.fix ?? 'unset it to let config.yaml decide' });
+    const { localhost, ...judged } = j;
+    // An override that matches (or says localhost for it) is worth knowing; one that points elsewhere takes the telemetry away.
+    out.push({ id: 'env-endpoint', status: judged.status === 'ok' || localhost ? 'warn' : 'fail', message: `OTEL_EXPORTER_OTLP_ENDPOINT overrides config.yaml: ${judged.message}${note}`, fix: judged.fix ?? 'unset it to let config.yaml decide' });
   }
   if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !/\/v1\/traces\/?$/.test(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) {
     out.push({ id: 'env-traces-endpoint', status: 'fail', message: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT} is used verbatim and lacks /v1/traces${note}`, fix: `use ${base}/v1/traces or unset it` });
@@ -125,7 +195,7 @@ function pluginChecks(ctx: DoctorContext): Check[] {
   const broken = [...new Set(ours.map(firstWord).filter((bin) => !isExecutable(bin)))];
   if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
   else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
-  else out.push({ id: 'plugin-command', status: 'ok', message: `${ours.length} hook commands run ${firstWord(ours[0]!)}` });
+  else out.push(probeLauncher(firstWord(ours[0]!), ours.length));
   return out;
 }
 
@@ -168,17 +238,48 @@ function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
 }
 
+/**
+ * Runs the hook launcher as goose does (`sh -c`, a minimal PATH like the desktop app's) with a
+ * harmless `--version`: a launcher whose Node.js or bundle is gone fails here, not on every hook.
+ */
+function probeLauncher(bin: string, count: number): Check {
+  const r = spawnSync('sh', ['-c', `${shellWord(bin)} --version`], { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' } });
+  const said = `${r.stdout ?? ''}`.trim();
+  if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
+  const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${`${r.stderr ?? ''}`.trim() ? `: ${`${r.stderr}`.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
+  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix: 'beacon install goose (rewrites the launcher for this Node.js and install)' };
+}
+
+const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The event log, looked at without creating it (doctor writes nothing). */
 function logChecks(path: string): Check[] {
+  const state = inspectLog(path);
+  const problem = logProblem(path, state);
+  if (problem) return [{ id: 'event-log', status: 'fail', message: problem, fix: 'pass --log FILE (or set BEACON_ENDPOINT_LOG) to the event log file' }];
+  if (state.kind === 'missing' || (state.kind === 'file' && state.size === 0)) {
+    let dir = dirname(path);
+    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+    const writable = canWrite(dir);
+    return [{
+      id: 'event-log', status: writable ? 'warn' : 'fail',
+      message: writable ? `${path} does not exist yet: nothing has been recorded (the first writer creates it)` : `${path} does not exist and ${dir} is not writable: nothing can record`,
+      fix: writable ? 'start the collector and use goose once' : `fix the permissions of ${dir}, or pass --log`,
+    }];
+  }
   let log: EventLog;
   try {
-    log = EventLog.open(path, { busyTimeoutMs: 1000 });
+    log = EventLog.open(path, { readonly: true, busyTimeoutMs: 1000 });
   } catch (e) {
     return [{ id: 'event-log', status: 'fail', message: (e as Error).message, fix: 'fix the permissions, or pass --log' }];
   }
   try {
     const rows = log.db.prepare('SELECT method, max(ts_ns) AS last, count(*) AS n FROM events GROUP BY method').safeIntegers(true).all() as { method: string; last: bigint; n: bigint }[];
     const by = new Map(rows.map((r) => [r.method, r]));
-    const out: Check[] = [{ id: 'event-log', status: 'ok', message: `${path} is writable` }];
+    const writable = canWrite(path) && canWrite(dirname(path));
+    const out: Check[] = [writable
+      ? { id: 'event-log', status: 'ok', message: `${path} is writable` }
+      : { id: 'event-log', status: 'fail', message: `${path} (or its directory) is not writable: the collector and hooks cannot record`, fix: 'fix the permissions (the file 0600, its directory 0700, both yours)' }];
     const describe = (m: string) => {
       const r = by.get(m);
       return r ? `last ${m} event ${new Date(Number(r.last / 1_000_000n)).toISOString()} (${r.n} in all)` : `no ${m} event yet`;
@@ -193,6 +294,15 @@ function logChecks(path: string): Check[] {
     return out;
   } finally {
     log.close();
+  }
+}
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -43,24 +43,32 @@ export function otlpSnippet(endpoint: string): string {
  * is appended; every other byte of the user's file — comments, order, spacing — stays as it was.
  * No change, no write, no backup.
  */
-export function configureOtlp(path: string, endpoint: string, now = new Date()): { changed: boolean; backup?: string } {
+/** What `configureOtlp` set: each key's new value and the one it replaced (null: the key was absent). */
+export type OtlpEdit = Record<string, { wrote: string; previous: string | null }>;
+
+export function configureOtlp(path: string, endpoint: string, now = new Date()): { changed: boolean; backup?: string; created?: boolean; edit: OtlpEdit } {
+  const fresh: OtlpEdit = { [ENDPOINT_KEY]: { wrote: endpoint, previous: null }, [TIMEOUT_KEY]: { wrote: String(DEFAULT_TIMEOUT_MS), previous: null } };
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, otlpSnippet(endpoint));
-    return { changed: true };
+    return { changed: true, created: true, edit: fresh };
   }
   const text = readFileSync(path, 'utf8');
   const doc = parseDocument(text);
   const byHand = `add the keys by hand:\n${otlpSnippet(endpoint)}`;
-  if (doc.errors.length > 0) throw new BeaconError('usage', `${path} is not valid YAML (${doc.errors[0]!.message}); fix it or ${byHand}`);
-  if (doc.contents !== null && !isMap(doc.contents)) throw new BeaconError('usage', `${path} is not a YAML mapping; ${byHand}`);
-  if (doc.get(ENDPOINT_KEY) === endpoint && doc.has(TIMEOUT_KEY)) return { changed: false };
+  if (doc.errors.length > 0) throw new BeaconError('bad_data', `${path} is not valid YAML (${doc.errors[0]!.message}); fix it or ${byHand}`);
+  if (doc.contents !== null && !isMap(doc.contents)) throw new BeaconError('bad_data', `${path} is not a YAML mapping; ${byHand}`);
+  if (doc.get(ENDPOINT_KEY) === endpoint && doc.has(TIMEOUT_KEY)) return { changed: false, edit: {} };
+  const edit: OtlpEdit = {};
+  const prev = doc.get(ENDPOINT_KEY);
+  if (prev !== endpoint) edit[ENDPOINT_KEY] = { wrote: endpoint, previous: prev === undefined ? null : String(prev) };
+  if (!doc.has(TIMEOUT_KEY)) edit[TIMEOUT_KEY] = { wrote: String(DEFAULT_TIMEOUT_MS), previous: null };
 
   let out = text;
   const pair = isMap(doc.contents) ? doc.contents.items.find((p) => isScalar(p.key) && p.key.value === ENDPOINT_KEY) : undefined;
   if (pair) {
     const v = pair.value;
-    if (!isScalar(v) || !v.range) throw new BeaconError('usage', `${path}: ${ENDPOINT_KEY} is not a plain value; ${byHand}`);
+    if (!isScalar(v) || !v.range) throw new BeaconError('bad_data', `${path}: ${ENDPOINT_KEY} is not a plain value; ${byHand}`);
     out = out.slice(0, v.range[0]) + endpoint + out.slice(v.range[1]);
   }
   const append: string[] = [];
@@ -74,5 +82,48 @@ export function configureOtlp(path: string, endpoint: string, now = new Date()):
   const backup = `${path}.beacon-backup-${stamp}`;
   copyFileSync(path, backup);
   writeFileSync(path, out);
-  return { changed: true, backup };
+  return { changed: true, backup, edit };
+}
+
+/** Would `configureOtlp` succeed? Checked before anything is installed, so a bad file changes nothing. */
+export function checkEditable(path: string): void {
+  if (!existsSync(path)) return;
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const byHand = `fix it, or install without --configure-otlp and add the keys by hand. Nothing was changed.`;
+  if (doc.errors.length > 0) throw new BeaconError('bad_data', `${path} is not valid YAML (${doc.errors[0]!.message}); ${byHand}`);
+  if (doc.contents !== null && !isMap(doc.contents)) throw new BeaconError('bad_data', `${path} is not a YAML mapping; ${byHand}`);
+}
+
+/**
+ * Undoes an `OtlpEdit` key by key, only where the file still holds the value Beacon wrote: a key it
+ * added is removed (its whole line), a value it replaced is put back. Anything changed since is
+ * left alone and reported. Returns what it did, line by line.
+ */
+export function revertOtlp(path: string, edit: OtlpEdit): string[] {
+  if (!existsSync(path)) return [];
+  let text = readFileSync(path, 'utf8');
+  const report: string[] = [];
+  for (const [key, { wrote, previous }] of Object.entries(edit)) {
+    const doc = parseDocument(text);
+    if (doc.errors.length > 0 || !isMap(doc.contents)) return [...report, `${path} no longer parses as a YAML mapping: left as it is (remove ${Object.keys(edit).join(', ')} yourself)`];
+    const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === key);
+    const value = pair && isScalar(pair.value) ? pair.value : undefined;
+    if (!pair || !value?.range) continue;
+    if (String(value.value) !== wrote) {
+      report.push(`kept ${key} in ${path}: it was changed since beacon install set it`);
+      continue;
+    }
+    if (previous === null) {
+      const start = (pair.key as { range?: [number, number, number] }).range![0];
+      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+      const nl = text.indexOf('\n', value.range[1]);
+      text = text.slice(0, lineStart) + text.slice(nl < 0 ? text.length : nl + 1);
+      report.push(`removed ${key} from ${path}`);
+    } else {
+      text = text.slice(0, value.range[0]) + previous + text.slice(value.range[1]);
+      report.push(`restored ${key}: ${previous} in ${path}`);
+    }
+  }
+  if (report.some((l) => !l.startsWith('kept'))) writeFileSync(path, text);
+  return report;
 }

@@ -71,14 +71,20 @@ export interface InstallResult {
   changed: boolean;
 }
 
+/** Refuses (naming them) when the hooks file holds commands Beacon did not write. */
+export function checkInstallable(file: string): void {
+  if (!existsSync(file)) return;
+  const foreign = commandsIn(readFileSync(file, 'utf8')).filter((c) => !isBeaconCommand(c));
+  if (foreign.length > 0) {
+    throw new BeaconError('bad_data', `refusing to overwrite ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}\nMove them to a plugin of their own, then install again.`);
+  }
+}
+
 /** Writes the hooks file; refuses (naming them) when it holds commands Beacon did not write. */
 export function installHooksFile(file: string, content: string): InstallResult {
   if (existsSync(file)) {
+    checkInstallable(file);
     const current = readFileSync(file, 'utf8');
-    const foreign = commandsIn(current).filter((c) => !isBeaconCommand(c));
-    if (foreign.length > 0) {
-      throw new BeaconError('usage', `refusing to overwrite ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}\nMove them to a plugin of their own, then install again.`);
-    }
     if (current === content) return { file, changed: false };
   }
   mkdirSync(dirname(file), { recursive: true });
@@ -91,7 +97,7 @@ export function uninstallHooksFile(file: string, agentsDir: string): { file: str
   if (!existsSync(file)) return { file, removed: false };
   const foreign = commandsIn(readFileSync(file, 'utf8')).filter((c) => !isBeaconCommand(c));
   if (foreign.length > 0) {
-    throw new BeaconError('usage', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
+    throw new BeaconError('bad_data', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
   }
   unlinkSync(file);
   const top = pluginRoot(agentsDir);

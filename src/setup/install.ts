@@ -1,22 +1,24 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
+import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
 import { BeaconError } from '../model/errors';
-import { configureOtlp, otlpSnippet, readGooseConfig } from './goose-config';
+import { didYouMean } from '../model/suggest';
+import { checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { REGISTRATIONS, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
 
 /** Install targets are named in Beacon's spellings; GooseAI (an inference service) is refused by name. */
 export function resolveHarness(name: string | undefined): 'goose' {
-  if (name === undefined) throw new BeaconError('usage', 'which harness? supported: goose');
+  if (name === undefined) throw new BeaconError('usage', 'which harness? supported: goose (beacon install goose)');
   if (isGooseName(name)) return 'goose';
   if (GOOSE_AI.has(name.trim().toLowerCase())) {
     throw new BeaconError('usage', `"${name}" is GooseAI, an LLM inference service from another company, not the goose agent; Beacon installs nothing for it. Did you mean "goose"?`);
   }
-  throw new BeaconError('usage', `unsupported harness "${name}" (supported: goose)`);
+  throw new BeaconError('usage', `unsupported harness "${name}"${didYouMean(name, ['goose'])} (supported: goose)`);
 }
 
 export interface InstallContext {
@@ -95,34 +97,123 @@ function writeLauncher(path: string, content: string): boolean {
   return true;
 }
 
+/**
+ * What install did, so uninstall can undo exactly that: the hooks files it wrote (the launcher goes
+ * with the last of them) and the config.yaml keys it set, with the values they replaced.
+ */
+interface InstallState {
+  hooksFiles: string[];
+  /** directories above the plugin that install created (`.agents`, `.agents/plugins`): uninstall removes them when empty */
+  createdDirs?: string[];
+  otlp?: { path: string; edit: OtlpEdit };
+}
+
+const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
+
+function readState(env: NodeJS.ProcessEnv): InstallState {
+  try {
+    const s = JSON.parse(readFileSync(statePath(env), 'utf8')) as InstallState;
+    const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
+    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp };
+  } catch {
+    return { hooksFiles: [] };
+  }
+}
+
+function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
+  const file = statePath(env);
+  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length) {
+    if (existsSync(file)) unlinkSync(file);
+    return;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+}
+
 /** `beacon install goose`: both collection paths in one step; returns what it did, line by line. */
 export function installGoose(ctx: InstallContext, configure: boolean): string[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
   const report: string[] = [];
+  const file = hooksFile(agents);
+  const hooks = renderHooksJson(ctx.launcher, ctx.log, ctx.config);
+  // Everything that can refuse is checked before anything is written: a refusal changes nothing.
+  checkInstallable(file);
+  if (configure) checkEditable(loc.configYaml);
+  const state = readState(ctx.env);
   const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle, ctx.endpoint));
   ensureHookToken(ctx.log);
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
-  const file = hooksFile(agents);
-  const r = installHooksFile(file, renderHooksJson(ctx.launcher, ctx.log, ctx.config));
+  const created = [agents, join(agents, 'plugins')].filter((d) => !existsSync(d));
+  state.createdDirs = [...new Set([...(state.createdDirs ?? []), ...created])];
+  const r = installHooksFile(file, hooks);
+  if (!state.hooksFiles.includes(file)) state.hooksFiles.push(file);
   report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope)`);
   if (ctx.scope === 'project') report.push('project scope replaces a user-scope beacon-endpoint plugin for goose sessions started in this directory');
 
   if (configure) {
     const c = configureOtlp(loc.configYaml, ctx.endpoint);
+    if (c.changed) {
+      // A second install keeps the first one's record of what the keys held before Beacon.
+      const before = state.otlp?.path === loc.configYaml ? state.otlp.edit : {};
+      const edit: OtlpEdit = { ...c.edit };
+      for (const [k, v] of Object.entries(before)) if (edit[k]) edit[k] = { wrote: edit[k]!.wrote, previous: v.previous };
+      state.otlp = { path: loc.configYaml, edit: { ...before, ...edit } };
+    }
     report.push(c.changed ? `set the OTLP endpoint in ${loc.configYaml}${c.backup ? ` (backup: ${c.backup})` : ''}` : `${loc.configYaml} already exports to ${ctx.endpoint}`);
   } else {
     const view = readGooseConfig(loc.configYaml);
     if (view.endpoint === ctx.endpoint) report.push(`${loc.configYaml} already exports to ${ctx.endpoint}`);
     else report.push(`goose's config stays yours: add these lines to ${loc.configYaml} (or rerun with --configure-otlp):\n\n${otlpSnippet(ctx.endpoint)}`);
   }
+  writeState(ctx.env, state);
   report.push('restart goose (or start a new session): plugins are discovered when a session begins. Then run `beacon doctor`.');
   return report;
 }
 
-export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'>): string[] {
+export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd' | 'launcher'>): string[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
-  const r = uninstallHooksFile(hooksFile(agents), agents);
-  return [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`, 'goose config.yaml left as it is (remove otel_exporter_otlp_endpoint yourself to stop the OTLP export).'];
+  const file = hooksFile(agents);
+  const r = uninstallHooksFile(file, agents);
+  const report = [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`];
+  const state0 = readState(ctx.env);
+  // deepest first: .agents/plugins before .agents
+  for (const dir of [join(agents, 'plugins'), agents]) {
+    if (!state0.createdDirs?.includes(dir)) continue;
+    if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+    if (!existsSync(dir)) state0.createdDirs = state0.createdDirs.filter((d) => d !== dir);
+  }
+  writeState(ctx.env, state0);
+  const state = readState(ctx.env);
+  state.hooksFiles = state.hooksFiles.filter((f) => f !== file && existsSync(f));
+  if (state.hooksFiles.length === 0) {
+    // The launcher serves every scope: it goes with the last hooks file, with the directories it leaves empty.
+    if (existsSync(ctx.launcher)) {
+      unlinkSync(ctx.launcher);
+      report.push(`removed the hook launcher ${ctx.launcher}`);
+      removeEmptyDirs(dirname(ctx.launcher), beaconBaseDir(ctx.env));
+    }
+    if (state.otlp) {
+      const lines = revertOtlp(state.otlp.path, state.otlp.edit);
+      report.push(...(lines.length > 0 ? lines : [`${state.otlp.path}: the OTLP keys beacon install set are gone already`]));
+      state.otlp = undefined;
+    } else {
+      const view = readGooseConfig(loc.configYaml);
+      if (view.endpoint) report.push(`goose's ${loc.configYaml} was not edited by beacon install: its ${view.endpoint} export is left as it is`);
+    }
+  } else {
+    report.push(`kept the hook launcher and goose's OTLP settings: still used by ${state.hooksFiles.join(', ')}`);
+  }
+  writeState(ctx.env, state);
+  return report;
+}
+
+/** Removes `dir` and its parents while empty, never above `stop`. */
+function removeEmptyDirs(dir: string, stop: string): void {
+  for (let d = dir; d.startsWith(stop) && d.length >= stop.length; d = dirname(d)) {
+    if (!existsSync(d) || readdirSync(d).length > 0) break;
+    rmdirSync(d);
+    if (d === stop) break;
+  }
 }

@@ -46,6 +46,7 @@ export function renderService(ctx: ServiceContext): string {
     LOG: ctx.log,
     PORT: String(ctx.port),
     LOGDIR: join(home, 'Library', 'Logs', 'Beacon'),
+    README: join(packageRoot(), 'README.md'),
   };
   return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => {
     if (!(k in values)) throw new BeaconError('internal', `unknown template key ${k}`);
@@ -64,8 +65,60 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
 }
 
 /** systemctl --user works only inside a user session with its bus; containers and CI often have none. */
-function systemdUserAvailable(env: NodeJS.ProcessEnv): boolean {
-  return run('systemctl', ['--user', 'show-environment'], env).ok;
+function systemdUser(env: NodeJS.ProcessEnv): Run {
+  if (env.BEACON_SERVICE_NO_ACTIVATE === '1') return { ok: false, output: 'BEACON_SERVICE_NO_ACTIVATE=1' };
+  return run('systemctl', ['--user', 'show-environment'], env);
+}
+const systemdUserAvailable = (env: NodeJS.ProcessEnv) => systemdUser(env).ok;
+
+/** The port and log an installed service file runs the collector with (what goose must export to). */
+export function installedServiceSettings(kind: ServiceKind, env: NodeJS.ProcessEnv): { file: string; port?: number; log?: string } | undefined {
+  const file = serviceFile(kind, env);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const port = kind === 'systemd' ? /--port\s+(\d+)/.exec(text)?.[1] : /<string>--port<\/string>\s*<string>(\d+)<\/string>/.exec(text)?.[1];
+  const log = kind === 'systemd'
+    ? /--log\s+"((?:[^"\\]|\\.)*)"/.exec(text)?.[1]?.replace(/\\(.)/g, '$1').replace(/%%/g, '%')
+    : /<string>--log<\/string>\s*<string>([^<]*)<\/string>/.exec(text)?.[1]?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return { file, port: port === undefined ? undefined : Number(port), log };
+}
+
+export interface ServiceState {
+  kind: ServiceKind;
+  file: string;
+  installed: boolean;
+  /** undefined: the service manager cannot be asked from here (no systemd user session, not macOS) */
+  enabled?: boolean;
+  running?: boolean;
+  /** why the manager could not be asked */
+  unreachable?: string;
+}
+
+/** Installed (the file), enabled (starts at login) and running, as the service manager says. */
+export function serviceState(kind: ServiceKind, env: NodeJS.ProcessEnv): ServiceState {
+  const file = serviceFile(kind, env);
+  const base: ServiceState = { kind, file, installed: existsSync(file) };
+  if (kind === 'systemd') {
+    const session = systemdUser(env);
+    if (!session.ok) return { ...base, unreachable: `no systemd user session reachable from here (systemctl --user: ${session.output || 'failed'})` };
+    const enabled = run('systemctl', ['--user', 'is-enabled', SYSTEMD_UNIT], env).output.split('\n')[0];
+    const active = run('systemctl', ['--user', 'is-active', SYSTEMD_UNIT], env).output.split('\n')[0];
+    return { ...base, enabled: enabled === 'enabled', running: active === 'active' };
+  }
+  if (process.platform !== 'darwin' || env.BEACON_SERVICE_NO_ACTIVATE === '1') return { ...base, unreachable: 'launchctl is macOS only' };
+  const r = run('launchctl', ['print', `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`], env);
+  // A loaded agent with RunAtLoad starts at every login; "state = running" while it runs.
+  return { ...base, enabled: r.ok, running: r.ok && /state = running/.test(r.output) };
+}
+
+export function describeServiceState(s: ServiceState): string {
+  if (!s.installed) return `${s.kind}: not installed (${s.file} absent)`;
+  if (s.unreachable) return `${s.kind}: installed at ${s.file}; enabled/running unknown: ${s.unreachable}`;
+  return `${s.kind}: installed at ${s.file}, ${s.enabled ? 'enabled' : 'not enabled'}, ${s.running ? 'running' : 'not running'}`;
 }
 
 export function installService(ctx: ServiceContext): string[] {
@@ -78,15 +131,24 @@ export function installService(ctx: ServiceContext): string[] {
   if (ctx.kind === 'systemd') {
     const steps: [string, string[]][] = [['systemctl', ['--user', 'daemon-reload']], ['systemctl', ['--user', 'enable', '--now', SYSTEMD_UNIT]]];
     if (changed) steps.push(['systemctl', ['--user', 'restart', SYSTEMD_UNIT]]);
-    if (ctx.env.BEACON_SERVICE_NO_ACTIVATE !== '1' && systemdUserAvailable(ctx.env)) {
+    const session = systemdUser(ctx.env);
+    if (session.ok) {
       for (const [cmd, args] of steps) {
         const r = run(cmd, args, ctx.env);
         if (!r.ok) throw new BeaconError('unavailable', `${cmd} ${args.join(' ')} failed: ${r.output}`);
       }
       report.push(`enabled and started ${SYSTEMD_UNIT} (systemctl --user); it starts at every login. Logs: journalctl --user -u beacon-collector`);
       report.push('to keep it running without a login session: loginctl enable-linger');
+    } else if (ctx.env.BEACON_SERVICE_NO_ACTIVATE === '1') {
+      report.push(`not activated (BEACON_SERVICE_NO_ACTIVATE=1); to start it:\n  ${steps.map(([c, a]) => `${c} ${a.join(' ')}`).join('\n  ')}`);
     } else {
-      report.push(`systemctl --user is not available here; in your login session run:\n  ${steps.map(([c, a]) => `${c} ${a.join(' ')}`).join('\n  ')}`);
+      // Not a success: nothing will run the collector. Say so, and what would.
+      throw new BeaconError(
+        'unavailable',
+        `wrote ${file}, but there is no systemd user session here to enable it (systemctl --user: ${session.output || 'failed'}).\n` +
+          `In a login session with systemd run:\n  ${steps.map(([c, a]) => `${c} ${a.join(' ')}`).join('\n  ')}\n` +
+          'or, where there is no systemd (containers, CI), run the collector in the foreground: beacon collector',
+      );
     }
   } else {
     const uid = process.getuid?.() ?? 501;
@@ -105,28 +167,30 @@ export function installService(ctx: ServiceContext): string[] {
 export function uninstallService(kind: ServiceKind, env: NodeJS.ProcessEnv): string[] {
   const file = serviceFile(kind, env);
   const report: string[] = [];
-  if (kind === 'systemd' && env.BEACON_SERVICE_NO_ACTIVATE !== '1' && systemdUserAvailable(env)) {
-    run('systemctl', ['--user', 'disable', '--now', SYSTEMD_UNIT], env);
-    report.push(`stopped and disabled ${SYSTEMD_UNIT}`);
+  const installed = existsSync(file);
+  if (kind === 'systemd') {
+    if (systemdUserAvailable(env)) {
+      run('systemctl', ['--user', 'disable', '--now', SYSTEMD_UNIT], env);
+      report.push(`stopped and disabled ${SYSTEMD_UNIT}`);
+    } else if (installed) {
+      report.push(`systemctl --user is not reachable here: where the service runs, stop and disable it with:\n  systemctl --user disable --now ${SYSTEMD_UNIT}\n  systemctl --user daemon-reload`);
+    }
   }
-  if (kind === 'launchd' && process.platform === 'darwin' && env.BEACON_SERVICE_NO_ACTIVATE !== '1') {
-    run('launchctl', ['bootout', `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`], env);
-    report.push(`unloaded ${LAUNCHD_LABEL}`);
+  if (kind === 'launchd') {
+    const target = `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`;
+    if (process.platform === 'darwin' && env.BEACON_SERVICE_NO_ACTIVATE !== '1') {
+      run('launchctl', ['bootout', target], env);
+      report.push(`unloaded ${LAUNCHD_LABEL}`);
+    } else if (installed) {
+      report.push(`launchctl is not reachable here: unload the agent with:\n  launchctl bootout ${target}`);
+    }
   }
   if (existsSync(file)) {
     unlinkSync(file);
     report.push(`removed ${file}`);
-    if (kind === 'systemd' && env.BEACON_SERVICE_NO_ACTIVATE !== '1' && systemdUserAvailable(env)) run('systemctl', ['--user', 'daemon-reload'], env);
+    if (kind === 'systemd' && systemdUserAvailable(env)) run('systemctl', ['--user', 'daemon-reload'], env);
   } else {
     report.push(`nothing to remove: ${file} does not exist`);
   }
   return report;
-}
-
-export function serviceStatus(kind: ServiceKind, env: NodeJS.ProcessEnv): { file: string; installed: boolean; manager: string } {
-  const file = serviceFile(kind, env);
-  let manager = 'unknown (service manager not reachable from here)';
-  if (kind === 'systemd' && systemdUserAvailable(env)) manager = run('systemctl', ['--user', 'is-active', SYSTEMD_UNIT], env).output || 'unknown';
-  if (kind === 'launchd' && process.platform === 'darwin') manager = run('launchctl', ['print', `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`], env).ok ? 'loaded' : 'not loaded';
-  return { file, installed: existsSync(file), manager };
 }

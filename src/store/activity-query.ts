@@ -93,9 +93,10 @@ export function listSessions(
   const usageOf: UsageSource = opts.usage ?? ((f, by) => queryUsage(db, f, by));
   for (const r of usageOf({ sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
     if (r.grp === null) continue;
-    const list = usage.get(r.grp) ?? [];
+    const id = String(r.grp);
+    const list = usage.get(id) ?? [];
     list.push(r);
-    usage.set(r.grp, list);
+    usage.set(id, list);
   }
   let sessions: SessionSummary[] = [];
   for (const b of bounds) {

@@ -28,6 +28,11 @@ export interface StoredRow {
 
 export interface ListFilter {
   sessionId?: string;
+  /** exact column matches: event.action, harness.collection_method, the tool call id, the model */
+  action?: string;
+  method?: string;
+  toolCallId?: string;
+  model?: string;
   sinceNs?: bigint;
   untilNs?: bigint;
   afterSeq?: bigint;
@@ -137,6 +142,11 @@ export class EventLog {
     if (filter.sessionId !== undefined) {
       where.push('session_id = ?');
       params.push(filter.sessionId);
+    }
+    for (const [column, value] of [['action', filter.action], ['method', filter.method], ['tool_call_id', filter.toolCallId], ['model', filter.model]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
     }
     if (filter.sinceNs !== undefined) {
       where.push('ts_ns >= ?');

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
 
-export type UsageGrouping = 'session' | 'model' | 'provider' | 'day' | 'hour';
+export type UsageGrouping = 'session' | 'model' | 'provider' | 'hour' | 'day' | 'week' | 'month';
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'hour', 'day', 'week', 'month'];
 
 export interface UsageFilter {
   sinceNs?: bigint;
@@ -21,7 +22,8 @@ export interface TokenBuckets {
 
 /** Sums of one (group, model, provider); `above[T]` holds the part from calls whose prompt exceeded T (each long-context threshold). */
 export interface UsageRow {
-  grp: string | null;
+  /** the group's key; for hour/day/week/month the quarter-hour index (see QUARTER_HOUR_NS) */
+  grp: string | number | null;
   model: string | null;
   provider: string | null;
   calls: number;
@@ -35,14 +37,26 @@ export interface UsageRow {
   above: Record<number, TokenBuckets>;
 }
 
-const GROUP_SQL: Record<UsageGrouping, string> = {
-  session: 'session_id',
-  model: 'model',
-  provider: 'provider',
-  // UTC calendar buckets
-  day: "strftime('%Y-%m-%d', ts_ns / 1000000000, 'unixepoch')",
-  hour: "strftime('%Y-%m-%dT%H:00Z', ts_ns / 1000000000, 'unixepoch')",
-};
+/**
+ * Calendar groupings come back as quarter-hour indexes (ns / 15 min, UTC): the caller labels them
+ * hour, day, week or month in the user's zone. SQLite's `localtime` would need the system's tz
+ * files and could disagree with the zone Node shows times in; every UTC offset in use is a multiple
+ * of 15 minutes, so quarter hours fall inside one local hour.
+ */
+export const QUARTER_HOUR_NS = 900_000_000_000n;
+
+function groupSql(by: UsageGrouping): string {
+  switch (by) {
+    case 'session':
+      return 'session_id';
+    case 'model':
+      return 'model';
+    case 'provider':
+      return 'provider';
+    default:
+      return `(ts_ns / ${QUARTER_HOUR_NS})`;
+  }
+}
 
 const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
 const BUCKET_COLUMNS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
@@ -61,7 +75,7 @@ export function queryUsage(db: Database.Database, filter: UsageFilter, by: Usage
   if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
   if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
   if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
-  const sql = `SELECT ${GROUP_SQL[by]} AS grp, model, provider, count(*) AS calls,
+  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, count(*) AS calls,
       coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
       coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
       coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,

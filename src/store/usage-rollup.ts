@@ -2,7 +2,10 @@ import type Database from 'better-sqlite3';
 import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
 import type { TokenBuckets, UsageFilter, UsageGrouping, UsageRow } from './usage-query';
 
-const HOUR_NS = 3_600_000_000_000n;
+import { QUARTER_HOUR_NS } from './usage-query';
+
+/** Cells are quarter hours (as queryUsage's calendar groups are): every UTC offset in use is a multiple of one. */
+const HOUR_NS = QUARTER_HOUR_NS;
 const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
 const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
 const BUCKETS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
@@ -31,11 +34,11 @@ function copyAbove(a: Record<number, TokenBuckets>): Record<number, TokenBuckets
 }
 
 /**
- * Model-call usage per (UTC hour, session, model, provider), kept in memory and brought up to date
+ * Model-call usage per (quarter hour, session, model, provider), kept in memory and brought up to date
  * from the rows committed since the last read (a rowid range), so a dashboard page sums a few
  * thousand cells instead of reading the usage index of a million events on every request. The
  * first read builds it from the usage index; retention (the oldest sequence moving) rebuilds it.
- * Time windows therefore resolve to whole hours: an hour is in a window when any of it is.
+ * Time windows therefore resolve to quarter hours: one is in a window when any of it is.
  */
 export class UsageRollup {
   private cells = new Map<string, Cell>();
@@ -96,7 +99,7 @@ export class UsageRollup {
       if (untilHour !== undefined && c.hour >= untilHour) continue;
       if (filter.sessionId !== undefined && c.session !== filter.sessionId) continue;
       if (filter.model !== undefined && !(c.model !== null && c.model.startsWith(filter.model))) continue;
-      const grp = by === 'session' ? c.session : by === 'model' ? c.model : by === 'provider' ? c.provider : hourLabel(c.hour, by);
+      const grp = by === 'session' ? c.session : by === 'model' ? c.model : by === 'provider' ? c.provider : c.hour;
       const key = `${grp}\u0000${c.model}\u0000${c.provider}`;
       const g = out.get(key);
       if (!g) {
@@ -108,9 +111,4 @@ export class UsageRollup {
     }
     return [...out.values()];
   }
-}
-
-function hourLabel(hour: number, by: 'day' | 'hour'): string {
-  const iso = new Date(hour * 3_600_000).toISOString();
-  return by === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 13)}:00Z`;
 }

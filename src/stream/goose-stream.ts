@@ -101,7 +101,9 @@ export class GooseStreamParser {
     const id = str(m.id) ?? '';
     const role = str(m.role);
     const created = num(m.created);
-    const timestamp = created !== undefined ? new Date(created * 1000).toISOString() : this.options.now().toISOString();
+    // Any number may arrive here (`1e17` is past the end of time for Date): only a representable time is used.
+    const at = created !== undefined ? new Date(created * 1000) : undefined;
+    const timestamp = at && !Number.isNaN(at.getTime()) ? at.toISOString() : this.options.now().toISOString();
     const inf = isObj(m.metadata) && isObj(m.metadata.inference) ? m.metadata.inference : undefined;
     if (inf) this.lastInference = { model: str(inf.resolvedModel) ?? str(inf.requestedModel), provider: str(inf.provider) };
     const content = Array.isArray(m.content) ? m.content : [];

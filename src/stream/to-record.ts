@@ -10,11 +10,14 @@ import type { StreamEvent } from './harness-event';
  * `harness.collection_method = stream`. Tool calls use the taxonomy shared with the hook and OTLP
  * paths, and carry goose's tool call id, which joins them to those paths' events.
  */
-export function streamRecord(ev: StreamEvent, sessionId?: string): NormalizedEvent | undefined {
+export function streamRecord(ev: StreamEvent, sessionId?: string, runId?: string): NormalizedEvent | undefined {
   const d = ev.detail;
   const h = ev.harness;
-  const iso = h?.timestamp ?? new Date().toISOString();
-  const ns = BigInt(Date.parse(iso)) * 1_000_000n;
+  const ms = h ? Date.parse(h.timestamp) : NaN;
+  const ns = BigInt(Number.isNaN(ms) ? Date.now() : ms) * 1_000_000n;
+  // What an id is unique within: the session the user named, else this run. goose reuses tool call
+  // ids across runs (`call_1`…), so two runs without --session must never share an event id.
+  const scope = sessionId ?? (runId !== undefined ? `run:${runId}` : 'stream');
 
   if (h === null) {
     if (!d.usage) return undefined;
@@ -35,7 +38,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): NormalizedEve
     case 'agent':
     case 'reasoning': {
       const action = h.type === 'agent' ? 'agent.message' : 'agent.reasoning';
-      const r = base(ns, action, 'agent', contentEventId(JSON.stringify(['stream', h.type, d.messageId ?? '', h.message])), sessionId, h.type === 'agent' ? 'Agent message' : 'Agent reasoning');
+      const r = base(ns, action, 'agent', contentEventId(JSON.stringify(['stream', scope, h.type, d.messageId ?? '', h.message])), sessionId, h.type === 'agent' ? 'Agent message' : 'Agent reasoning');
       if (d.model) r.model = d.model;
       if (d.provider) r.gen_ai = { provider: { name: d.provider } };
       if (h.type === 'reasoning') {
@@ -52,7 +55,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): NormalizedEve
       return { record: r, timeUnixNano: ns };
     }
     default:
-      if (d.tool) return toolRecord(ev, ns, sessionId);
+      if (d.tool) return toolRecord(ev, ns, sessionId, scope);
       if (h.type === 'unknown') {
         const r = base(ns, 'agent.unknown', 'agent', freshEventId(), sessionId, 'Unrecognized goose stream record');
         r.raw = { stream: h.raw };
@@ -62,12 +65,12 @@ export function streamRecord(ev: StreamEvent, sessionId?: string): NormalizedEve
   }
 }
 
-function toolRecord(ev: StreamEvent, ns: bigint, sessionId?: string): NormalizedEvent | undefined {
+function toolRecord(ev: StreamEvent, ns: bigint, sessionId: string | undefined, scope: string): NormalizedEvent | undefined {
   const t = ev.detail.tool!;
   const cls = classifyGooseTool(t.name, t.arguments, { failed: t.failed, withDiff: t.answered && !t.failed });
   if ('consumed' in cls) return undefined;
   const action = t.failed ? 'tool.failed' : cls.action;
-  const r = base(ns, action, t.failed ? 'tool' : cls.category, callEventId(sessionId ?? 'stream', action, t.callId), sessionId, t.failed ? 'Tool call failed' : t.answered ? cls.message : 'Tool call not answered before the stream ended');
+  const r = base(ns, action, t.failed ? 'tool' : cls.category, callEventId(scope, action, t.callId), sessionId, t.failed ? 'Tool call failed' : t.answered ? cls.message : 'Tool call not answered before the stream ended');
   r.event.fidelity = cls.fidelity;
   if (t.failed) r.severity = 'high';
   applyToolClassification(r, cls);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
@@ -22,7 +23,25 @@ function follower(log: string, extra: string[] = []) {
     child.once('exit', (code) => r(code));
     child.kill('SIGINT');
   });
-  return { lines, until, stop };
+  /** The follower has the log open (and so has taken its cursor): on a loaded machine start-up takes a while. */
+  const ready = async () => {
+    const opened = () => {
+      try {
+        return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === log;
+          } catch {
+            return false;
+          }
+        });
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 200 && !opened(); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300)); // the cursor read follows the open
+  };
+  return { lines, until, stop, ready };
 }
 
 describe('beacon events --follow', () => {
@@ -31,7 +50,7 @@ describe('beacon events --follow', () => {
     const post = (session: string) => fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: session }).spans)), headers: { 'content-type': 'application/json' } });
     assert.equal((await post('before')).status, 200);
     const f = follower(c.log);
-    await new Promise((r) => setTimeout(r, 400));
+    await f.ready();
     assert.equal((await post('after')).status, 200);
     await Promise.all(Array.from({ length: 5 }, (_, i) => runHookAsync(c.log, 'pre-tool', { event: 'PreToolUse', session_id: 'after', tool_call_id: `h${i}`, tool_name: 'shell', tool_input: { command: 'ls' } })));
     const stream = spawn('sh', ['-c', `"${process.execPath}" "${BEACON_BIN}" stream goose --log '${c.log}' --session after > /dev/null`], { stdio: ['pipe', 'ignore', 'inherit'] });

@@ -4,26 +4,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
+import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
-interface Home {
-  home: string;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-function fakeHome(extra: NodeJS.ProcessEnv = {}): Home {
-  const home = tempDir('fake-home-');
-  const cwd = join(home, 'project');
-  mkdirSync(cwd);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GOOSE_PATH_ROOT: '', OTEL_SDK_DISABLED: '', OTEL_TRACES_EXPORTER: '', OTEL_EXPORTER_OTLP_PROTOCOL: '', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', BEACON_ENDPOINT_LOG: '', BEACON_SERVICE_NO_ACTIVATE: '1', ...extra };
-  return { home, env, cwd };
-}
-
-function beacon(h: Home, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [BEACON_BIN, ...args], { env: { ...h.env, ...env }, cwd: h.cwd, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const beacon = beaconIn;
 
 const userHooks = (h: Home, root = h.home) => join(root, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json');
 
@@ -90,10 +74,10 @@ describe('beacon install goose / uninstall goose', () => {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: '/opt/other/notify.sh' }] }] } }));
     const r = beacon(h, ['install', 'goose']);
-    assert.equal(r.status, 2);
+    assert.equal(r.status, 1, 'a refusal is a failure, not a command-line mistake');
     assert.match(r.stderr, /refusing to overwrite .*hooks\.json.*\n.*\/opt\/other\/notify\.sh/);
     const u = beacon(h, ['uninstall', 'goose']);
-    assert.equal(u.status, 2);
+    assert.equal(u.status, 1);
     assert.match(u.stderr, /refusing to remove/);
     assert.ok(existsSync(file));
     writeFileSync(file, 'not json {');
@@ -166,7 +150,7 @@ describe('beacon doctor', () => {
     const r = beacon(h, ['doctor', '--json']);
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', 'goose-config': 'ok', environment: 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
   });
 
   it('names each trap with a fix, and exits non-zero', async (t) => {

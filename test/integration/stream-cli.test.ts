@@ -33,13 +33,50 @@ describe('beacon stream goose', () => {
     assert.ok(evs.every((e) => e.session === undefined), 'goose prints no session id');
   });
 
-  it('a replayed stream adds no tool or message events again', () => {
+  it('a stream replayed with the same --session adds no tool or message events again', () => {
     const log = join(tempDir(), 'e.db');
-    pipe(['--log', log]);
-    pipe(['--log', log]);
+    pipe(['--log', log, '--session', 'replayed']);
+    pipe(['--log', log, '--session', 'replayed']);
     const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
     assert.equal(evs.filter((e) => e.event.action === 'tool.failed').length, 1);
     assert.equal(evs.filter((e) => e.event.action === 'agent.message').length, 1);
+  });
+
+  it('two runs without --session never merge, even when goose reuses a tool call id (the second rm -rf is kept)', () => {
+    const log = join(tempDir(), 'e.db');
+    const run = Buffer.from(
+      [
+        { type: 'message', message: { id: 'm1', role: 'assistant', created: 1787301001, content: [{ type: 'toolRequest', id: 'call_1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 'rm -rf build' } } } }], metadata: {} } },
+        { type: 'message', message: { id: 'm2', role: 'user', created: 1787301002, content: [{ type: 'toolResponse', id: 'call_1', toolResult: { status: 'success', value: { content: [], isError: false } } }], metadata: {} } },
+        { type: 'message', message: { id: 'm3', role: 'assistant', created: 1787301003, content: [{ type: 'text', text: 'done' }], metadata: {} } },
+      ].map((l) => JSON.stringify(l)).join('\n') + '\n',
+    );
+    assert.equal(pipe(['--log', log], run).status, 0);
+    assert.equal(pipe(['--log', log], run).status, 0);
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.equal(evs.filter((e) => e.command?.command === 'rm -rf build').length, 2);
+    assert.equal(evs.filter((e) => e.event.action === 'agent.message').length, 2);
+  });
+
+  it('survives any input line: a "created" past the end of time is a line like another, and --tee passes everything through', () => {
+    const log = join(tempDir(), 'e.db');
+    const lines = [
+      JSON.stringify({ type: 'message', message: { id: 'm1', role: 'assistant', created: 1e17, content: [{ type: 'text', text: 'from the far future' }], metadata: {} } }),
+      JSON.stringify({ type: 'message', message: { id: 'm2', role: 'assistant', created: -1e300, content: [{ type: 'toolRequest', id: 'c1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 'make' } } } }], metadata: {} } }),
+      JSON.stringify({ type: 'message', message: { id: 'm3', role: 'user', created: Number.MAX_VALUE, content: [{ type: 'toolResponse', id: 'c1', toolResult: { status: 'success', value: { content: [], isError: false } } }], metadata: {} } }),
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`, // deeper than any recursive walk
+      JSON.stringify({ type: 'message', message: { id: 'm4', role: 'assistant', created: 1787301004, content: [{ type: 'text', text: 'after' }], metadata: {} } }),
+    ];
+    const input = Buffer.from(lines.join('\n') + '\n');
+    const tee = pipe(['--log', log, '--tee'], input);
+    assert.equal(tee.status, 0, tee.stderr);
+    assert.equal(tee.stdout, input.toString());
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'command.executed']);
+    const printed = pipe(['--no-log'], input);
+    assert.equal(printed.status, 0, printed.stderr);
+    assert.match(printed.stderr, /^beacon stream: input line 4 skipped: /m);
+    assert.deepEqual(jsonl(printed.stdout).map((e) => e.type), ['agent', 'command', 'agent']);
   });
 
   it('--tee passes goose\'s lines through byte for byte and only records', () => {

@@ -5,6 +5,7 @@ import { hookEvents } from '../../src/hooks/events';
 import { DirectLogSink } from '../../src/ingest/direct-sink';
 import { ingestEvents } from '../../src/ingest/ingest';
 import { toRows } from '../../src/ingest/rows';
+import { readSegment, spoolRows } from '../../src/ingest/spool';
 import { newRecord } from '../../src/model/envelope';
 import { disjointUsage } from '../../src/model/usage';
 import type { NormalizedEvent } from '../../src/model/record';
@@ -70,4 +71,12 @@ describe('ingest stage: events → rows → sink', () => {
     assert.equal(disjointUsage({ output: 1, costUsd: -1 })!.cost_usd, undefined);
     assert.equal(disjointUsage({}), undefined);
   });
+
+  it('a spool segment gives back exactly the rows written, 64-bit times included (and any …Ns column the schema adds)', () => {
+    const { rows } = toRows(hook('post-tool', { session_id: 's', tool_call_id: 'c9', tool_name: 'shell', tool_input: { command: 'make' } }));
+    const row = { ...rows[0]!, tsNs: (1n << 62n) + 7n, receivedNs: 1787301000000000001n };
+    const path = spoolRows(join(tempDir(), 'events.db'), [row, rows[0]!]);
+    assert.deepEqual(readSegment(path), [row, rows[0]!]);
+  });
 });
+

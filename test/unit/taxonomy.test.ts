@@ -22,6 +22,8 @@ describe('goose tool taxonomy', () => {
     assert.deepEqual(c.mcp, { server: 'github', tool: 'create_issue' });
     assert.equal(c.file, undefined);
     assert.equal(cls('github__edit', { path: 'a' }).action, 'mcp.tool_invoked');
+    // goose splits at the first `__`: an MCP tool whose own name has one keeps it
+    assert.deepEqual(cls('github__create__issue').mcp, { server: 'github', tool: 'create__issue' });
     assert.equal(splitToolName('my.server.tool').isMcp, false);
   });
 

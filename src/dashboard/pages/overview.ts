@@ -15,12 +15,13 @@ export async function overviewPage(ctx: DashboardContext): Promise<{ title: stri
   // One read of the usage index for 30 days, by day; today and 7 days are sums of its rows.
   const rows = ctx.usage.query({ sinceNs: nowNs - 30n * DAY_NS }, 'day');
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
-  const dayOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 10);
-  const today = dayOf(todayNs);
-  const week = dayOf(nowNs - 6n * DAY_NS);
+  // Calendar groups are quarter-hour indexes (ns / 15 min).
+  const quarter = (ns: bigint) => Number(ns / 900_000_000_000n);
+  const today = quarter(todayNs);
+  const week = quarter(todayNs - 6n * DAY_NS);
   const periods = [
-    ['today', pricer.total(rows.filter((r) => r.grp! >= today))],
-    ['7 days', pricer.total(rows.filter((r) => r.grp! >= week))],
+    ['today', pricer.total(rows.filter((r) => Number(r.grp) >= today))],
+    ['7 days', pricer.total(rows.filter((r) => Number(r.grp) >= week))],
     ['30 days', pricer.total(rows)],
   ] as const;
   const last = lastEventByMethod(ctx.db);

@@ -15,12 +15,14 @@ export function timeWindow(q: Query, nowMs: number, defaultSince = '7d'): { sinc
   const until = param(q, 'until');
   const out: { since: string; sinceNs?: bigint; untilNs?: bigint; error?: string } = { since };
   if (since !== 'all') {
-    out.sinceNs = parseTimeBound(since, nowMs);
-    if (out.sinceNs === undefined) out.error = `"since" is not a time or duration: ${since}`;
+    const t = parseTimeBound(since, { now: nowMs, utc: true });
+    if ('ns' in t) out.sinceNs = t.ns;
+    else out.error = `"since": ${t.error}`;
   }
   if (until !== undefined) {
-    out.untilNs = parseTimeBound(until, nowMs);
-    if (out.untilNs === undefined) out.error = `"until" is not a time or duration: ${until}`;
+    const t = parseTimeBound(until, { now: nowMs, utc: true });
+    if ('ns' in t) out.untilNs = t.ns;
+    else out.error = `"until": ${t.error}`;
   }
   return out;
 }

@@ -10,6 +10,12 @@ import { sinceSelect, timeWindow } from './sessions';
 type Bucket = 'hour' | 'day' | 'week';
 const BUCKETS: Bucket[] = ['hour', 'day', 'week'];
 
+/** A quarter-hour index (queryUsage's calendar group) as a UTC hour or day label. */
+function utcLabel(q: string | number | null, by: 'hour' | 'day'): string {
+  const iso = new Date(Number(q) * 900_000).toISOString();
+  return by === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 13)}:00Z`;
+}
+
 /** ISO week of a UTC day `YYYY-MM-DD`, as `YYYY-Www`. */
 export function isoWeek(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);
@@ -31,16 +37,16 @@ export function tokensPage(ctx: DashboardContext, q: Query): { title: string; bo
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
 
   const timeRows = ctx.usage.query(filter, bucket === 'hour' ? 'hour' : 'day');
-  const byBucket = pricer.group(timeRows, (r) => (bucket === 'week' ? isoWeek(r.grp!) : r.grp!));
+  const byBucket = pricer.group(timeRows, (r) => (bucket === 'week' ? isoWeek(utcLabel(r.grp, 'day')) : utcLabel(r.grp, bucket)));
   const buckets = [...byBucket.values()].sort((a, b) => a.key.localeCompare(b.key));
   const byModel = pricer.group(timeRows, (r) => `${r.model ?? '(no model)'}${r.provider ? ` (${r.provider})` : ''}`);
   const byProvider = pricer.group(timeRows, (r) => r.provider ?? '(none)');
   const total = pricer.total(timeRows);
   const sessionRows = ctx.usage.query(filter, 'session');
-  const bySession = pricer.group(sessionRows, (r) => r.grp ?? '(none)');
+  const bySession = pricer.group(sessionRows, (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const repoOf = new Map<string, string>();
   for (const id of bySession.keys()) repoOf.set(id, sessionOrigin(ctx.db, id).repository ?? '(not recorded)');
-  const byRepo = pricer.group(sessionRows, (r) => repoOf.get(r.grp ?? '(none)') ?? '(not recorded)');
+  const byRepo = pricer.group(sessionRows, (r) => repoOf.get(r.grp === null ? '(none)' : String(r.grp)) ?? '(not recorded)');
 
   const keep = { since: w.since, until: param(q, 'until'), model, session, bucket };
   const unpriced = [...new Set(total.unpricedModels)];

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFAULTS, KEYS, envName, type CollectorConfig } from '../../src/config/config';
+import { runBeacon } from '../helpers/daemon';
+import { repoRoot, tempDir } from '../helpers/paths';
+
+const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+
+/** The README's config table: key → [environment, type, default]. */
+function readmeTable(): Map<string, [string, string, string]> {
+  const rows = new Map<string, [string, string, string]>();
+  for (const m of readme.matchAll(/^\s*\| `(\w+)` \| `(BEACON_\w+)` \| (\w+) \| ([^|]+) \|/gm)) rows.set(m[1]!, [m[2]!, m[3]!, m[4]!.trim()]);
+  return rows;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? sources(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : []));
+}
+
+describe('config schema', () => {
+  it('the README table lists every key with its environment variable, type and default', () => {
+    const table = readmeTable();
+    assert.deepEqual([...table.keys()].sort(), Object.keys(KEYS).sort(), 'one row per key, no stale rows');
+    for (const [key, type] of Object.entries(KEYS)) {
+      const [env, t, def] = table.get(key)!;
+      assert.equal(env, envName(key as keyof CollectorConfig), key);
+      assert.equal(t, type, key);
+      const d = (DEFAULTS as Record<string, unknown>)[key];
+      if (d !== undefined) assert.equal(def, `\`${d}\``, `${key} default`);
+    }
+  });
+
+  it('every BEACON_* variable the code reads is documented in the README', () => {
+    const vars = new Set<string>();
+    for (const f of sources(join(repoRoot(), 'src'))) for (const m of readFileSync(f, 'utf8').matchAll(/env(?:\.|\[')(BEACON_[A-Z_]+)/g)) vars.add(m[1]!);
+    for (const key of Object.keys(KEYS)) vars.add(envName(key as keyof CollectorConfig));
+    for (const v of vars) assert.ok(readme.includes(`\`${v}`), `README documents ${v}`);
+  });
+
+  it('unknown keys are named in a warning with the key meant; the command still runs', () => {
+    const dir = tempDir('cfg-');
+    const file = join(dir, 'config.json');
+    const log = join(dir, 'events.db');
+    writeFileSync(file, JSON.stringify({ retentionMaxAgeDay: 3, colector: { port: 1 } }));
+    const r = runBeacon(['prune', '--config', file, '--log', log]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /unknown key "retentionMaxAgeDay" ignored \(did you mean "retentionMaxAgeDays"\?\)/);
+    assert.match(r.stderr, /unknown key "colector" ignored \(did you mean "collector"\?\)/);
+    writeFileSync(file, JSON.stringify({ collector: { prot: 4318 } }));
+    assert.match(runBeacon(['prune', '--config', file, '--log', log]).stderr, /"collector\.prot" ignored \(did you mean "port"\?\)/);
+  });
+
+  it('types and ranges are checked in the file and the environment (exit 1, the key named); flags exit 2', () => {
+    const dir = tempDir('cfg-');
+    const file = join(dir, 'config.json');
+    const log = join(dir, 'events.db');
+    for (const [content, message] of [
+      [{ port: '4318' }, /"port" must be a number/],
+      [{ port: 70000 }, /"port" must be at most 65535/],
+      [{ collector: { retentionIntervalMs: 0 } }, /"retentionIntervalMs" must be at least 1/],
+      [{ logLevel: 'verbose' }, /"logLevel" must be one of fatal, error, warn, info, debug, trace, silent/],
+      [{ exportArchives: 1.5 }, /whole number/],
+    ] as [object, RegExp][]) {
+      writeFileSync(file, JSON.stringify(content));
+      const r = runBeacon(['prune', '--config', file, '--log', log]);
+      assert.equal(r.status, 1, JSON.stringify(content));
+      assert.match(r.stderr, message);
+    }
+    const env = runBeacon(['collector', '--port', '0', '--log', log], { BEACON_LOG_LEVEL: 'verbose' });
+    assert.equal(env.status, 1);
+    assert.match(env.stderr, /BEACON_LOG_LEVEL must be one of .*info.*got "verbose"/);
+    assert.doesNotMatch(env.stderr, /pino|levels/i);
+    assert.equal(runBeacon(['prune', '--log', log], { BEACON_RETENTION_MAX_AGE_DAYS: 'ninety' }).status, 1);
+  });
+
+  it('every key can be set from its environment variable', () => {
+    const log = join(tempDir('cfg-'), 'events.db');
+    runBeacon(['events', '--log', log]);
+    const r = runBeacon(['prune', '--log', log], { BEACON_RETENTION_MAX_AGE_DAYS: '0', BEACON_RETENTION_MAX_BYTES: '0' });
+    assert.match(r.stdout, /no age limit.*no size limit|nothing to prune/);
+    const c = runBeacon(['collector', '--log', log], { BEACON_COLLECTOR_PORT: '99999' });
+    assert.equal(c.status, 1);
+    assert.match(c.stderr, /BEACON_COLLECTOR_PORT must be at most 65535/);
+  });
+});
