@@ -5,16 +5,20 @@
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
+import { deepKvlist, emptySpansBody, ld } from '../test/helpers/wire';
 import { gooseExportTemplate, stampIds } from './fixture';
 
-const { values } = parseArgs({ options: { url: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' }, rate: { type: 'string' }, start: { type: 'string' } } });
+const { values } = parseArgs({ options: { url: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' }, rate: { type: 'string' }, start: { type: 'string' }, mode: { type: 'string' } } });
 const url = new URL(values.url!);
 const seconds = Number(values.seconds ?? 10);
 const connections = Number(values.connections ?? 8);
 const rate = Number(values.rate ?? 0);
 let counter = Number(values.start ?? 1);
 
-const { body, idOffsets } = gooseExportTemplate(100);
+// goose: 100-span goose exports; large: ~1.4 MB exports (2,300 spans); malformed: bodies that must be refused
+const mode = values.mode ?? 'goose';
+const { body, idOffsets } = gooseExportTemplate(mode === 'large' ? 2300 : 100);
+const malformed = mode === 'malformed' ? malformedBodies(body) : [];
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 const latencies: number[] = [];
 let ok = 0;
@@ -22,10 +26,12 @@ let failed = 0;
 const statuses: Record<string, number> = {};
 
 function send(scheduled: number): Promise<void> {
-  const payload = stampIds(body, idOffsets, counter++);
+  const bad = malformed.length ? malformed[counter % malformed.length] : undefined;
+  const payload = bad ? bad.body : stampIds(body, idOffsets, counter);
+  counter++;
   return new Promise((resolve) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: '/v1/traces', method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length } },
+      { host: url.hostname, port: url.port, path: '/v1/traces', method: 'POST', agent, headers: { 'content-type': bad?.type ?? 'application/x-protobuf', 'content-length': payload.length } },
       (res) => {
         res.resume();
         res.on('end', () => {
@@ -39,11 +45,27 @@ function send(scheduled: number): Promise<void> {
       },
     );
     req.on('error', () => {
+      statuses.error = (statuses.error ?? 0) + 1;
       failed++;
       resolve();
     });
     req.end(payload);
   });
+}
+
+/** The issue's bombs: 4 million empty spans (8 MiB), 3,000-deep kvlists, bit-flipped and truncated exports. */
+function malformedBodies(template: Buffer): { body: Buffer; type: string }[] {
+  const pb = 'application/x-protobuf';
+  const flipped = Buffer.from(template);
+  for (let i = 0; i < flipped.length; i += 97) flipped[i]! ^= 0x5a;
+  const deep = deepKvlist(3000);
+  return [
+    { body: emptySpansBody(4_000_000), type: pb },
+    { body: Buffer.from(`{"resourceSpans":[{"resource":{"attributes":[{"key":"deep","value":${deep.json}}]}}]}`), type: 'application/json' },
+    { body: ld(1, ld(1, ld(1, Buffer.concat([ld(1, Buffer.from('deep')), ld(2, deep.proto)])))), type: pb },
+    { body: flipped, type: pb },
+    { body: template.subarray(0, template.length >> 1), type: pb },
+  ];
 }
 
 async function main() {

@@ -81,10 +81,26 @@ async function main() {
     results.halfLoadSpansPerSec = half.spansPerSec;
     results.halfP50Ms = half.p50;
     results.halfP99Ms = half.p99;
+    // Bad input and overload must cost neither good data nor unbounded memory: peak RSS while the
+    // collector refuses bombs (4M-span, 3,000-deep, bit-flipped), and under 64 connections of 1.4 MB exports.
+    const phase = (args: string[]) => {
+      let phasePeak = rss(c.proc.pid!).rss;
+      const p = setInterval(() => (phasePeak = Math.max(phasePeak, rss(c.proc.pid!).rss)), 50);
+      const r = loadgen(c.url, args);
+      clearInterval(p);
+      return { r, peak: Math.max(phasePeak, rss(c.proc.pid!).rss) };
+    };
+    const bad = phase(['--seconds', '4', '--connections', '8', '--mode', 'malformed']);
+    results.malformedPeakRssMb = bad.peak;
+    const over = phase(['--seconds', '4', '--connections', '64', '--mode', 'large', '--start', String(half.nextCounter + 1000)]);
+    results.overloadPeakRssMb = over.peak;
+    results.overloadSpansPerSec = (over.r.ok * 2300) / 4;
     await c.stop();
     console.log(`collector, 8 connections, 10 s: ${fmt(sustained.spansPerSec)} spans/s (${fmt(sustained.exportsPerSec, 1)} exports/s, ${sustained.failed} failed, statuses ${JSON.stringify(sustained.statuses)}), latency p50 ${fmt(sustained.p50, 1)} ms, p99 ${fmt(sustained.p99, 1)} ms`);
     console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling`);
     console.log(`collector at half that load (open loop, ${fmt(half.exportsPerSec, 1)} exports/s): ${fmt(half.spansPerSec)} spans/s, p50 ${fmt(half.p50, 1)} ms, p99 ${fmt(half.p99, 1)} ms, ${half.failed} failed`);
+    console.log(`collector under malformed input (8 connections, 4 s): peak RSS ${fmt(bad.peak, 1)} MB, statuses ${JSON.stringify(bad.r.statuses)}`);
+    console.log(`collector overloaded (64 connections of 1.4 MB exports, 4 s): peak RSS ${fmt(over.peak, 1)} MB, statuses ${JSON.stringify(over.r.statuses)}`);
     console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB; WAL after the saturation phase ${fmt(results.walAfterSaturationMb, 1)} MB (bounded by the checkpoints), log ${fmt(statSync(c.log).size / 1048576, 0)} MB`);
   }
 

@@ -19,7 +19,7 @@ export interface CollectorService {
   readonly receiver: Receiver;
   readonly writer: EventLogWriter;
   /**
-   * Stops in dependency order: no new exports (503 + Retry-After), in-flight ones answered after
+   * Stops in dependency order: no new connections, no new exports (503 + Retry-After), in-flight ones answered after
    * their commit, spool ingestion finished, the writer closed, then the export drained to the last commit and retention
    * finished. Idempotent: a second call waits for the first.
    */
@@ -36,7 +36,14 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
   const hookStats = newHookRouteStats();
   const receiver = buildReceiver({
-    writer: sink, logger, maxBodyBytes: config.maxBodyBytes, maxPendingExports: config.maxPendingExports, healthExtras: () => ({ hooks: hookStats }),
+    writer: sink,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    maxPendingExports: config.maxPendingExports,
+    maxSpansPerExport: config.maxSpansPerExport,
+    maxBytesInFlight: config.maxBytesInFlight,
+    closeGraceMs: SHUTDOWN_GRACE_MS,
+    healthExtras: () => ({ hooks: hookStats }),
     // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
     allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
     dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
@@ -74,14 +81,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 
   let stopped: Promise<void> | undefined;
   const stop = async () => {
-    receiver.beginShutdown();
-    // Waits for in-flight exports, which wait for their commit.
-    const grace = setTimeout(() => receiver.app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    try {
-      await receiver.app.close();
-    } finally {
-      clearTimeout(grace);
-    }
+    // New connections refused; every request already received answered (in-flight exports after
+    // their commit, later ones 503 + Retry-After); a socket still open after the grace is cut.
+    await receiver.close();
     await spool!.stop(); // a pass in progress commits what it read; the rest waits for the next start
     await writer.close();
     await retention!.stop();

@@ -11,8 +11,12 @@ export interface CollectorConfig {
   port: number;
   /** the SQLite event log */
   log: string;
-  /** largest request body, after decompression (OTLP recommends 64 MiB) */
+  /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
   maxBodyBytes: number;
+  /** most spans (or log records, or data points) in one export (goose sends at most 512) */
+  maxSpansPerExport: number;
+  /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */
+  maxBytesInFlight: number;
   /** exports waiting for the writer before new ones get 503 + Retry-After */
   maxPendingExports: number;
   /** how long a write waits for another writer (a hook) to release the log */
@@ -36,7 +40,9 @@ export interface CollectorConfig {
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   host: '127.0.0.1',
   port: 4318,
-  maxBodyBytes: 64 * 1024 * 1024,
+  maxBodyBytes: 20 * 1024 * 1024,
+  maxSpansPerExport: 10_000,
+  maxBytesInFlight: 128 * 1024 * 1024,
   maxPendingExports: 512,
   busyTimeoutMs: 5000,
   allowRemote: false,
@@ -57,6 +63,8 @@ export const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'
   port: 'number',
   log: 'string',
   maxBodyBytes: 'number',
+  maxSpansPerExport: 'number',
+  maxBytesInFlight: 'number',
   maxPendingExports: 'number',
   busyTimeoutMs: 'number',
   allowRemote: 'boolean',
@@ -87,6 +95,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const RULES: Partial<Record<keyof CollectorConfig, KeyRule>> = {
   port: { min: 0, max: 65535 },
   maxBodyBytes: { min: 1 },
+  maxSpansPerExport: { min: 1 },
+  maxBytesInFlight: { min: 1 },
   maxPendingExports: { min: 1 },
   busyTimeoutMs: { min: 0 },
   logLevel: { oneOf: LOG_LEVELS },

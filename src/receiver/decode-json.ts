@@ -1,22 +1,27 @@
 import { parse as parseLossless } from 'lossless-json';
 import { BeaconError } from '../model/errors';
-import type { AttrValue, Attributes, SpanRecord } from '../model/span';
+import type { Signal } from './signals';
+import type { Attributes, SpanRecord } from '../model/span';
+import { NESTED, mapAnyValue, doubleValue, exactInteger, int64Value, mapAttributes, uint64Value, type AnyValueReader, type KeyValueLike } from './any-value';
 
 /**
  * OTLP/JSON: proto3 JSON with OTLP's rules — hex ids (any case), int64 as string or number, enums as
  * integers (names accepted too, as the Collector does), unknown fields ignored. snake_case keys are
  * accepted as well. No precision is lost on integers above 2^53.
  */
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 
-/** A bare integer literal of 16+ digits may exceed 2^53: only then is the slower lossless parser used. */
-const MAYBE_BIG_INTEGER = /[:[,]\s*-?\d{16,}/;
+/**
+ * A bare integer literal of 16+ digits may exceed 2^53, and an exponent-form number may denote an
+ * integer Number() would round: only then is the slower lossless parser used.
+ */
+const MAYBE_INEXACT_NUMBER = /[:[,]\s*-?(?:\d{16,}|\d+(?:\.\d+)?[eE])/;
 
 export function parseOtlpJson(body: Buffer): Obj {
   const text = body.toString('utf8');
   let v: unknown;
   try {
-    v = MAYBE_BIG_INTEGER.test(text) ? parseLossless(text, null, parseNumber) : JSON.parse(text);
+    v = MAYBE_INEXACT_NUMBER.test(text) ? parseLossless(text, null, parseNumber) : JSON.parse(text);
   } catch (e) {
     throw new BeaconError('bad_data', `invalid JSON: ${(e as Error).message}`);
   }
@@ -25,11 +30,9 @@ export function parseOtlpJson(body: Buffer): Obj {
 }
 
 function parseNumber(s: string): number | bigint {
-  if (/^-?\d+$/.test(s)) {
-    const n = Number(s);
-    return Number.isSafeInteger(n) ? n : BigInt(s);
-  }
-  return Number(s);
+  const b = exactInteger(s);
+  if (b === undefined) return Number(s);
+  return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
 }
 
 function field(o: Obj, camel: string, snake?: string): unknown {
@@ -59,12 +62,11 @@ function str(o: Obj, camel: string, snake: string | undefined, where: string): s
   return v;
 }
 
-export function decodeJsonTraces(body: Buffer): SpanRecord[] {
-  const req = parseOtlpJson(body);
+export function decodeJsonTraces(body: Buffer | Obj): SpanRecord[] {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   const out: SpanRecord[] = [];
   for (const rs of list(req, 'resourceSpans', 'resource_spans', 'request')) {
-    const res = obj(rs, 'resource', undefined, 'resourceSpans');
-    const resource = res ? attributes(res, 'resource') : {};
+    const resource = resourceAttributes(rs);
     for (const ss of list(rs, 'scopeSpans', 'scope_spans', 'resourceSpans')) {
       const sc = obj(ss, 'scope', undefined, 'scopeSpans');
       const scope = { name: sc ? str(sc, 'name', undefined, 'scope') : '', version: sc ? str(sc, 'version', undefined, 'scope') : '' };
@@ -92,17 +94,48 @@ export function decodeJsonTraces(body: Buffer): SpanRecord[] {
   return out;
 }
 
+/**
+ * Spans, data points or log records in a parsed request, counted before anything is mapped (the
+ * per-export limit). Lenient: a malformed shape counts 0 here and is refused by the decoder.
+ */
+export function countJsonItems(signal: Signal, req: Obj): number {
+  const arr = (o: unknown, camel: string, snake: string): unknown[] => {
+    if (typeof o !== 'object' || o === null) return [];
+    const v = (o as Obj)[camel] ?? (o as Obj)[snake];
+    return Array.isArray(v) ? v : [];
+  };
+  const [r, s, items] = JSON_PATHS[signal];
+  let n = 0;
+  for (const res of arr(req, ...r)) {
+    for (const scope of arr(res, ...s)) {
+      if (signal !== 'metrics') n += arr(scope, ...items).length;
+      else for (const m of arr(scope, ...items)) for (const t of METRIC_TYPES) n += arr((m as Obj)[t] ?? (m as Obj)[t === 'exponentialHistogram' ? 'exponential_histogram' : t], 'dataPoints', 'data_points').length;
+    }
+  }
+  return n;
+}
+
+const JSON_PATHS: Record<Signal, [[string, string], [string, string], [string, string]]> = {
+  traces: [['resourceSpans', 'resource_spans'], ['scopeSpans', 'scope_spans'], ['spans', 'spans']],
+  metrics: [['resourceMetrics', 'resource_metrics'], ['scopeMetrics', 'scope_metrics'], ['metrics', 'metrics']],
+  logs: [['resourceLogs', 'resource_logs'], ['scopeLogs', 'scope_logs'], ['logRecords', 'log_records']],
+};
+
 const METRIC_TYPES = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];
 
-export function countJsonMetrics(body: Buffer): number {
-  const req = parseOtlpJson(body);
+export function countJsonMetrics(body: Buffer | Obj): number {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   let n = 0;
   for (const rm of list(req, 'resourceMetrics', 'resource_metrics', 'request')) {
+    resourceAttributes(rm);
     for (const sm of list(rm, 'scopeMetrics', 'scope_metrics', 'resourceMetrics')) {
       for (const m of list(sm, 'metrics', undefined, 'scopeMetrics')) {
         for (const t of METRIC_TYPES) {
           const data = obj(m, t, t === 'exponentialHistogram' ? 'exponential_histogram' : undefined, 'metric');
-          if (data) n += list(data, 'dataPoints', 'data_points', t).length;
+          if (!data) continue;
+          const points = list(data, 'dataPoints', 'data_points', t);
+          for (const dp of points) attributes(dp, 'dataPoint');
+          n += points.length;
         }
       }
     }
@@ -110,14 +143,18 @@ export function countJsonMetrics(body: Buffer): number {
   return n;
 }
 
-export function countJsonLogs(body: Buffer): number {
-  const req = parseOtlpJson(body);
+export function countJsonLogs(body: Buffer | Obj): number {
+  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
   let n = 0;
   for (const rl of list(req, 'resourceLogs', 'resource_logs', 'request')) {
+    resourceAttributes(rl);
     for (const sl of list(rl, 'scopeLogs', 'scope_logs', 'resourceLogs')) {
       for (const r of list(sl, 'logRecords', 'log_records', 'scopeLogs')) {
         hexId(field(r, 'traceId', 'trace_id'), 16, 'traceId');
         hexId(field(r, 'spanId', 'span_id'), 8, 'spanId');
+        attributes(r, 'logRecord');
+        const body = field(r, 'body');
+        if (body !== undefined && body !== null) mapAnyValue(body, JSON_ANY_VALUE, 'body', 0);
         n++;
       }
     }
@@ -151,66 +188,90 @@ function hexId(v: unknown, bytes: number, what: string): string {
 
 function u64(v: unknown, what: string): bigint {
   if (v === undefined || v === null || v === '') return 0n;
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return BigInt(v);
-  if (typeof v === 'string' && /^\d{1,20}$/.test(v)) return BigInt(v);
-  throw new BeaconError('bad_data', `${what} must be an unsigned 64-bit integer (number or decimal string), got ${JSON.stringify(String(v)).slice(0, 40)}`);
+  return uint64Value(jsonInteger(v, what), what);
+}
+
+function resourceAttributes(o: Obj): Attributes {
+  const res = obj(o, 'resource', undefined, 'resource');
+  return res ? attributes(res, 'resource') : {};
 }
 
 function attributes(o: Obj, where: string): Attributes {
-  const out: Attributes = {};
-  for (const kv of list(o, 'attributes', undefined, where)) {
-    const key = kv.key;
-    if (typeof key !== 'string') throw new BeaconError('bad_data', `${where}.attributes: key must be a string`);
-    const value = kv.value;
-    out[key] = value === undefined || value === null ? null : anyValue(value, key);
-  }
-  return out;
+  return mapAttributes(list(o, 'attributes', undefined, where) as unknown as KeyValueLike<unknown>[], JSON_ANY_VALUE, where);
 }
 
-function anyValue(v: unknown, key: string): AttrValue {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BeaconError('bad_data', `attribute ${key}: value must be an AnyValue object`);
-  const o = v as Obj;
-  let x: unknown;
-  if ((x = field(o, 'stringValue', 'string_value')) !== undefined) {
-    if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${key}: stringValue must be a string`);
-    return x;
-  }
-  if ((x = field(o, 'intValue', 'int_value')) !== undefined) return int64(x, key);
-  if ((x = field(o, 'boolValue', 'bool_value')) !== undefined) {
-    if (typeof x !== 'boolean') throw new BeaconError('bad_data', `attribute ${key}: boolValue must be a boolean`);
-    return x;
-  }
-  if ((x = field(o, 'doubleValue', 'double_value')) !== undefined) return double(x, key);
-  if ((x = field(o, 'arrayValue', 'array_value')) !== undefined) {
-    const values = (x as Obj | null)?.values ?? [];
-    if (!Array.isArray(values)) throw new BeaconError('bad_data', `attribute ${key}: arrayValue.values must be an array`);
-    return values.map((item) => anyValue(item, key));
-  }
-  if ((x = field(o, 'kvlistValue', 'kvlist_value')) !== undefined) {
-    return attributes({ attributes: (x as Obj | null)?.values ?? [] }, `attribute ${key}`);
-  }
-  if ((x = field(o, 'bytesValue', 'bytes_value')) !== undefined) {
-    if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${key}: bytesValue must be base64`);
-    return x;
-  }
-  return null;
+/** OTLP/JSON's AnyValue: camelCase or snake_case keys, int64 as number or string, bytes as base64. */
+const JSON_ANY_VALUE: AnyValueReader<unknown> = {
+  key(k, where) {
+    if (k === undefined || k === null) return '';
+    if (typeof k !== 'string') throw new BeaconError('bad_data', `${where}: key must be a string`);
+    return k;
+  },
+  scalar(v, key) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BeaconError('bad_data', `attribute ${key}: value must be an AnyValue object`);
+    const o = v as Obj;
+    let x: unknown;
+    if ((x = field(o, 'stringValue', 'string_value')) !== undefined) {
+      if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${key}: stringValue must be a string`);
+      return x;
+    }
+    if ((x = field(o, 'intValue', 'int_value')) !== undefined) return int64Value(jsonInteger(x, `attribute ${key}: intValue`), `attribute ${key}: intValue`);
+    if ((x = field(o, 'boolValue', 'bool_value')) !== undefined) {
+      if (typeof x !== 'boolean') throw new BeaconError('bad_data', `attribute ${key}: boolValue must be a boolean`);
+      return x;
+    }
+    if ((x = field(o, 'doubleValue', 'double_value')) !== undefined) return double(x, key);
+    if (field(o, 'arrayValue', 'array_value') !== undefined || field(o, 'kvlistValue', 'kvlist_value') !== undefined) return NESTED;
+    if ((x = field(o, 'bytesValue', 'bytes_value')) !== undefined) return base64(x, key);
+    return null;
+  },
+  arrayItems(v, key) {
+    const x = field(v as Obj, 'arrayValue', 'array_value');
+    if (x === undefined) return undefined;
+    return container(x, key, 'arrayValue');
+  },
+  kvlistItems(v, key) {
+    const items = container(field(v as Obj, 'kvlistValue', 'kvlist_value'), key, 'kvlistValue');
+    for (const kv of items) if (typeof kv !== 'object' || kv === null || Array.isArray(kv)) throw new BeaconError('bad_data', `attribute ${key}: kvlistValue.values must hold objects`);
+    return items as KeyValueLike<unknown>[];
+  },
+};
+
+function container(x: unknown, key: string, what: string): unknown[] {
+  if (x === null) return [];
+  if (typeof x !== 'object' || Array.isArray(x)) throw new BeaconError('bad_data', `attribute ${key}: ${what} must be an object`);
+  const values = (x as Obj).values ?? [];
+  if (!Array.isArray(values)) throw new BeaconError('bad_data', `attribute ${key}: ${what}.values must be an array`);
+  return values;
 }
 
-function int64(x: unknown, key: string): number | string {
-  if (typeof x === 'number' && Number.isInteger(x)) return x;
-  if (typeof x === 'bigint') return x.toString();
-  if (typeof x === 'string' && /^-?\d{1,20}$/.test(x)) {
-    const n = Number(x);
-    return Number.isSafeInteger(n) ? n : BigInt(x).toString();
+/** An integer field: a JSON number, or a decimal string; exponent notation is accepted (proto3 JSON). */
+function jsonInteger(x: unknown, what: string): bigint {
+  if (typeof x === 'bigint') return x;
+  if (typeof x === 'number' && Number.isSafeInteger(x)) return BigInt(x);
+  if (typeof x === 'string') {
+    const b = exactInteger(x.trim());
+    if (b !== undefined) return b;
   }
-  throw new BeaconError('bad_data', `attribute ${key}: intValue must be an integer (number or decimal string)`);
+  // A number beyond 2^53 reaching here was written in a form the exact parser could not read
+  // (e.g. 1e30, out of any 64-bit range): refuse it rather than guess.
+  const shown = typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : String(x).slice(0, 40);
+  if (typeof x === 'number' && Number.isInteger(x)) throw new BeaconError('bad_data', `${what} ${shown} is outside the 64-bit integer range`);
+  throw new BeaconError('bad_data', `${what} must be an integer (number or decimal string), got ${shown}`);
 }
 
 function double(x: unknown, key: string): number | string {
-  if (typeof x === 'number') return x;
-  if (typeof x === 'bigint') return Number(x);
+  if (typeof x === 'number') return doubleValue(x);
+  if (typeof x === 'bigint') return doubleValue(Number(x));
   if (x === 'NaN' || x === 'Infinity' || x === '-Infinity') return x;
-  if (typeof x === 'string' && x.trim() !== '' && !Number.isNaN(Number(x))) return Number(x);
+  if (typeof x === 'string' && x.trim() !== '' && !Number.isNaN(Number(x))) return doubleValue(Number(x));
   throw new BeaconError('bad_data', `attribute ${key}: doubleValue must be a number`);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** proto3 JSON bytes: standard base64 with padding, as the Collector reads it; kept as that string. */
+function base64(x: unknown, key: string): string {
+  if (typeof x !== 'string' || !BASE64.test(x)) throw new BeaconError('bad_data', `attribute ${key}: bytesValue must be standard base64`);
+  return x;
 }

@@ -1,5 +1,7 @@
 import { BeaconError } from '../model/errors';
-import type { AttrValue, Attributes, SpanRecord } from '../model/span';
+import type { Attributes, SpanRecord } from '../model/span';
+import { NESTED, mapAnyValue, protobufDepthError, doubleValue, int64Value, mapAttributes, type AnyValueReader, type KeyValueLike } from './any-value';
+import protobuf from 'protobufjs';
 import { OtlpTypes } from './proto-root';
 import type { Signal } from './signals';
 
@@ -14,12 +16,18 @@ type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
+export function requestType(signal: Signal): protobuf.Type {
+  return signal === 'traces' ? OtlpTypes.traceRequest : signal === 'metrics' ? OtlpTypes.metricsRequest : OtlpTypes.logsRequest;
+}
+
 function decode(signal: Signal, body: Buffer): Msg {
-  const type = signal === 'traces' ? OtlpTypes.traceRequest : signal === 'metrics' ? OtlpTypes.metricsRequest : OtlpTypes.logsRequest;
+  const type = requestType(signal);
   try {
     return type.decode(body) as unknown as Msg;
   } catch (e) {
-    throw new BeaconError('bad_data', `invalid protobuf ${type.name}: ${(e as Error).message}`);
+    const why = (e as Error).message;
+    if (why === 'max depth exceeded') throw protobufDepthError(type.name, protobuf.util.recursionLimit);
+    throw new BeaconError('bad_data', `invalid protobuf ${type.name}: ${why}`);
   }
 }
 
@@ -50,14 +58,16 @@ export function decodeProtoTraces(body: Buffer): SpanRecord[] {
   return out;
 }
 
-/** Metrics: data points are counted (and the body validated by decoding it whole). */
+/** Metrics: data points are counted (and the body validated by decoding it whole, attributes included). */
 export function countProtoMetrics(body: Buffer): number {
   const req = decode('metrics', body);
   let n = 0;
   for (const rm of (req.resourceMetrics ?? []) as Msg[]) {
+    attributes(rm.resource?.attributes, 'resource');
     for (const sm of (rm.scopeMetrics ?? []) as Msg[]) {
       for (const m of (sm.metrics ?? []) as Msg[]) {
         const data = m.gauge ?? m.sum ?? m.histogram ?? m.exponentialHistogram ?? m.summary;
+        for (const dp of (data?.dataPoints ?? []) as Msg[]) attributes(dp.attributes, 'dataPoint');
         n += data?.dataPoints?.length ?? 0;
       }
     }
@@ -69,10 +79,13 @@ export function countProtoLogs(body: Buffer): number {
   const req = decode('logs', body);
   let n = 0;
   for (const rl of (req.resourceLogs ?? []) as Msg[]) {
+    attributes(rl.resource?.attributes, 'resource');
     for (const sl of (rl.scopeLogs ?? []) as Msg[]) {
       for (const r of (sl.logRecords ?? []) as Msg[]) {
         id(r.traceId, 16, 'trace_id');
         id(r.spanId, 8, 'span_id');
+        attributes(r.attributes, 'logRecord');
+        if (r.body) mapAnyValue(r.body, PROTO_ANY_VALUE, 'body', 0);
         n++;
       }
     }
@@ -93,28 +106,28 @@ function u64(v: LongLike | number | undefined): bigint {
   return (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
 }
 
-function i64(v: LongLike | number): number | string {
-  if (typeof v === 'number') return v;
-  const big = BigInt.asIntN(64, (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
-  // A number when exact; beyond 2^53 the decimal string, never a rounded value.
-  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+function i64(v: LongLike | number): bigint {
+  if (typeof v === 'number') return BigInt(v);
+  return BigInt.asIntN(64, (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
 }
 
-function attributes(kvs: Msg[] | undefined): Attributes {
-  const out: Attributes = {};
-  if (!kvs) return out;
-  for (const kv of kvs) if (kv.key) out[kv.key] = kv.value ? anyValue(kv.value) : null;
-  return out;
+function attributes(kvs: Msg[] | undefined, where = 'attributes'): Attributes {
+  return mapAttributes(kvs as KeyValueLike<Msg>[] | undefined, PROTO_ANY_VALUE, where);
 }
 
-function anyValue(v: Msg): AttrValue {
-  // Own-property checks: the protobufjs oneof getter is twice as slow on this hot path.
-  if (own(v, 'stringValue')) return v.stringValue;
-  if (own(v, 'intValue')) return i64(v.intValue);
-  if (own(v, 'boolValue')) return v.boolValue;
-  if (own(v, 'doubleValue')) return v.doubleValue;
-  if (own(v, 'arrayValue')) return ((v.arrayValue.values ?? []) as Msg[]).map(anyValue);
-  if (own(v, 'kvlistValue')) return attributes(v.kvlistValue.values);
-  if (own(v, 'bytesValue')) return Buffer.from(v.bytesValue).toString('base64');
-  return null;
-}
+/** protobufjs' AnyValue: the set oneof member is an own property. */
+const PROTO_ANY_VALUE: AnyValueReader<Msg> = {
+  key: (k) => (typeof k === 'string' ? k : ''),
+  scalar(v, key) {
+    // Own-property checks: the protobufjs oneof getter is twice as slow on this hot path.
+    if (own(v, 'stringValue')) return v.stringValue;
+    if (own(v, 'intValue')) return int64Value(i64(v.intValue), `attribute ${key}: intValue`);
+    if (own(v, 'boolValue')) return v.boolValue;
+    if (own(v, 'doubleValue')) return doubleValue(v.doubleValue);
+    if (own(v, 'arrayValue') || own(v, 'kvlistValue')) return NESTED;
+    if (own(v, 'bytesValue')) return Buffer.from(v.bytesValue).toString('base64');
+    return null;
+  },
+  arrayItems: (v) => (own(v, 'arrayValue') ? ((v.arrayValue?.values ?? []) as Msg[]) : undefined),
+  kvlistItems: (v) => (v.kvlistValue?.values ?? []) as KeyValueLike<Msg>[],
+};

@@ -1,14 +1,16 @@
+import net from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { BEACON_VERSION } from '../model/endpoint';
 import type { QueuedEventSink } from '../ingest/sink';
-import { decodeContent, encodingOf } from './body';
+import { InFlightBytes, type Reservation } from './admission';
+import { encodingOf } from './body';
 import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
-import { countJsonLogs, countJsonMetrics, decodeJsonTraces } from './decode-json';
-import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from './decode-proto';
+import { decodeExport } from './decode';
 import { installHostGuard } from './host-guard';
 import { ingestTraces } from './ingest';
+import { readBody } from './read-body';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
 import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
 import { STATUS_TABLE } from './status-table';
@@ -20,18 +22,30 @@ export interface ReceiverOptions {
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;
+  /** most spans (log records, data points) in one export; more → 413 */
+  maxSpansPerExport: number;
+  /** bytes all exports in the collector may hold at once (bodies, decompressed, decoded estimate); more → 429 */
+  maxBytesInFlight: number;
+  /** after close(): how long open connections may take before they are cut (default 10 s) */
+  closeGraceMs?: number;
+  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
+  healthExtras?: () => Record<string, unknown>;
   /** names besides loopback the Host header may carry (config `allowedHosts`) */
   allowedHosts?: readonly string[];
   /** serve the dashboard at / (the collector does; tests of the OTLP path need not) */
   dashboard?: DashboardOptions;
-  /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
-  healthExtras?: () => Record<string, unknown>;
 }
 
 export interface Receiver {
   app: FastifyInstance;
-  /** stop taking exports: new ones get 503 + Retry-After while in-flight ones finish */
-  beginShutdown(): void;
+  /**
+   * Shutdown as the README promises: no new connections from now on; every request already
+   * received is answered (200 after its commit, or 503 + Retry-After), none is reset; resolves when
+   * every connection is closed. The writer is closed after this, by the caller.
+   */
+  close(): Promise<void>;
+  /** bytes held by exports in flight (admission), and exports being handled */
+  inFlight(): { exports: number; bytes: number };
   stats: { exports: number; spans: number; inserted: number; duplicates: number; rejected: number; metricPoints: number; logRecords: number };
 }
 
@@ -40,24 +54,50 @@ const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 /** The OTLP/HTTP receiver: POST /v1/traces, /v1/metrics, /v1/logs, protobuf or JSON, plain or compressed. */
 export function buildReceiver(options: ReceiverOptions): Receiver {
   const { writer, logger } = options;
-  const app = Fastify({ logger: false, bodyLimit: options.maxBodyBytes, return503OnClosing: false });
+  // No bodyLimit: bodies are read by read-body.ts, which applies maxBodyBytes itself.
+  const app = Fastify({ logger: false, return503OnClosing: false });
   const stats = { exports: 0, spans: 0, inserted: 0, duplicates: 0, rejected: 0, metricPoints: 0, logRecords: 0 };
+  const budget = new InFlightBytes(options.maxBytesInFlight);
+  const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxSpansPerExport };
   let closing = false;
+  let handling = 0;
+  let lastRequestAt = 0;
+  const reservations = new WeakMap<FastifyRequest, Reservation>();
   const refusals = new RefusalLog(logger);
   app.addHook('onClose', async () => refusals.flush());
 
-  // Bodies are taken raw: decoding depends on the media type, decompression is ours (after-limit).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
-  if (options.dashboard) registerDashboard(app, options.dashboard);
-
-  app.addHook('onRequest', async (req) => {
-    if (req.method !== 'POST' || !(routePath(req) in SIGNAL_PATHS)) return;
+  /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
+  const admit = (req: FastifyRequest) => {
+    if (!(routePath(req) in SIGNAL_PATHS)) return;
     if (closing) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     if (writer.pending >= options.maxPendingExports) {
       throw new BeaconError('overloaded', `${writer.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
     }
+  };
+
+  // Bodies are read by us: refusals wait for the whole body, memory is taken from the in-flight
+  // budget as it is read, decoding depends on the media type, decompression is ours (after-limit).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (req, payload, done) => {
+    readBody(payload as never, { limit: options.maxBodyBytes, reservation: reservations.get(req)!, admit: () => admit(req) }).then(
+      (body) => done(null, body),
+      (e: Error) => done(e, undefined),
+    );
+  });
+
+  const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
+  if (options.dashboard) registerDashboard(app, options.dashboard);
+
+  app.addHook('onRequest', async (req, reply) => {
+    handling++;
+    lastRequestAt = Date.now();
+    const reservation = budget.open();
+    reservations.set(req, reservation);
+    // 'close' comes after the reply is sent or when the client goes away: the budget is returned either way
+    reply.raw.once('close', () => {
+      handling--;
+      reservation.release();
+    });
   });
 
   // While stopping, every reply closes its connection: a keep-alive socket left open would hold
@@ -77,7 +117,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, ...stats, host_refused: hostGuard.refused, ...options.healthExtras?.() }));
+  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, bytes_in_flight: budget.bytes, ...stats, host_refused: hostGuard.refused, ...options.healthExtras?.() }));
 
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;
@@ -101,42 +141,51 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     if (!encoding) {
       throw new BeaconError('unsupported_media_type', '415 unsupported media type, supported: [application/json, application/x-protobuf]');
     }
+    if (req.body === undefined) admit(req); // a bodiless request never went through the body reader
     const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
-    const body = await decodeContent(raw, req.headers['content-encoding'], options.maxBodyBytes);
+    const decoded = await decodeExport(signal, encoding, raw, req.headers['content-encoding'], limits, reservations.get(req)!);
     let rejected = 0;
     let message = '';
-    let items = 0;
-    // An empty body is an export with no telemetry: success, in either encoding.
-    if (body.length > 0) {
-      if (signal === 'traces') {
-        const spans = encoding === 'protobuf' ? decodeProtoTraces(body) : decodeJsonTraces(body);
-        const r = await ingestTraces(spans, writer, logger);
-        items = r.spans;
-        rejected = r.rejected;
-        message = r.message;
-        stats.spans += r.spans;
-        stats.inserted += r.inserted;
-        stats.duplicates += r.duplicates;
-        stats.rejected += r.rejected;
-      } else if (signal === 'metrics') {
-        items = encoding === 'protobuf' ? countProtoMetrics(body) : countJsonMetrics(body);
-        stats.metricPoints += items;
-      } else {
-        items = encoding === 'protobuf' ? countProtoLogs(body) : countJsonLogs(body);
-        stats.logRecords += items;
-      }
-    }
+    if (decoded.spans) {
+      const r = await ingestTraces(decoded.spans, writer, logger);
+      rejected = r.rejected;
+      message = r.message;
+      stats.spans += r.spans;
+      stats.inserted += r.inserted;
+      stats.duplicates += r.duplicates;
+      stats.rejected += r.rejected;
+    } else if (signal === 'metrics') stats.metricPoints += decoded.items;
+    else if (signal === 'logs') stats.logRecords += decoded.items;
     stats.exports++;
-    logger.debug({ signal, encoding, bytes: raw.length, decodedBytes: body.length, items, rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');
+    logger.debug({ signal, encoding, bytes: raw.length, decodedBytes: decoded.decodedBytes, items: decoded.items, rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');
     return reply.code(200).type(MEDIA_TYPES[encoding]).send(encodeExportResponse(signal, encoding, rejected, message));
+  }
+
+  let closed: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    closing = true;
+    // No new connections from here on (they are refused). The open ones stay open, unlike
+    // http.Server#close, which also drops idle keep-alive sockets at once — and with them a request
+    // the client has just sent on one. Every answer now closes its connection.
+    if (app.server.listening) net.Server.prototype.close.call(app.server);
+    const grace = options.closeGraceMs ?? 10_000;
+    const deadline = Date.now() + grace;
+    // Until what is in flight is answered, and no request came for a moment (a client that just
+    // got a 503 on one socket may still send on another), then idle sockets are closed.
+    while (Date.now() < deadline && (handling > 0 || Date.now() - lastRequestAt < 250)) await new Promise((r) => setTimeout(r, 25));
+    const force = setTimeout(() => app.server.closeAllConnections(), Math.max(0, deadline - Date.now()));
+    await app.close();
+    clearTimeout(force);
   }
 
   return {
     app,
     stats,
-    beginShutdown() {
-      closing = true;
+    close() {
+      closed ??= close();
+      return closed;
     },
+    inFlight: () => ({ exports: handling, bytes: budget.bytes }),
   };
 }
 
@@ -145,10 +194,9 @@ function routePath(req: FastifyRequest): string {
   return q < 0 ? req.url : req.url.slice(0, q);
 }
 
-/** Fastify's own failures (body too large, unreadable body) mapped onto Beacon's codes. */
+/** Fastify's own failures (an invalid Content-Type header) mapped onto Beacon's codes. */
 function toBeaconError(err: Error & { code?: string; statusCode?: number }): BeaconError {
   if (isBeaconError(err)) return err;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new BeaconError('payload_too_large', `request body exceeds the limit: ${err.message}`);
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new BeaconError('unsupported_media_type', '415 unsupported media type, supported: [application/json, application/x-protobuf]');
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return new BeaconError('bad_data', err.message);
   return new BeaconError('internal', err.message, { cause: err });

@@ -32,40 +32,6 @@ describe('collector lifecycle', () => {
     assert.equal(r.status, 0, 'SIGTERM is a clean stop');
   });
 
-  it('SIGTERM under load: every acknowledged export is stored, the rest got 503 or no answer, exit 0', async () => {
-    const c = await startCollector();
-    const turns = Array.from({ length: 120 }, (_, i) => gooseDefaultLoopTurn({ sessionId: `load_${i}` }));
-    let acked = 0;
-    const results = turns.map((t, i) =>
-      (async () => {
-        await new Promise((r) => setTimeout(r, i * 2));
-        try {
-          const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(t.spans)), headers: json });
-          if (r.status === 200) acked++;
-          return { session: t.sessionId, status: r.status, retryAfter: r.headers.get('retry-after') };
-        } catch {
-          return { session: t.sessionId, status: 0, retryAfter: null };
-        }
-      })(),
-    );
-    // Stop mid-stream: once some exports are acknowledged and many are still on their way.
-    while (acked < 5) await new Promise((r) => setTimeout(r, 5));
-    const exit = c.stop('SIGTERM');
-    const answers = await Promise.all(results);
-    // Keep-alive clients must not hold the stop for their keep-alive timeout (72 s before the fix).
-    const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running after 20 s'), 20_000))]);
-    assert.equal(code, 0);
-    const acknowledged = answers.filter((a) => a.status === 200);
-    assert.ok(acknowledged.length > 0, 'some exports were acknowledged before the stop');
-    assert.ok(acknowledged.length < answers.length, 'the stop came while exports were still arriving');
-    for (const a of answers) assert.ok([200, 503, 0].includes(a.status), `unexpected status ${a.status}`);
-    for (const a of answers.filter((x) => x.status === 503)) assert.equal(a.retryAfter, '1');
-    const stored = new Set(jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout).map((e) => e.session.id));
-    for (const a of acknowledged) assert.ok(stored.has(a.session), `acknowledged export ${a.session} is in the log`);
-    const stopped = c.lines.map((l) => JSON.parse(l)).find((j) => j.msg === 'collector stopped');
-    assert.ok(stopped, 'logs a stop line');
-  });
-
   it('answers 503 + Retry-After while another writer holds the log past the busy timeout, then recovers', async () => {
     const dir = tempDir();
     const cfg = join(dir, 'config.json');

@@ -29,7 +29,7 @@ function row(i: number, over: Partial<EventRow> & { rec?: Record<string, unknown
 async function app(log: string, extra: { token?: string; allowedHosts?: string[] } = {}): Promise<{ app: FastifyInstance; writer: EventLogWriter }> {
   const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
   const r = buildReceiver({
-    writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, allowedHosts: extra.allowedHosts,
+    writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
     dashboard: { logPath: log, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
   });
   return { app: r.app, writer };
