@@ -15,6 +15,7 @@ import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
+import { benchDurability, benchRetention, benchWriterDurability } from './store';
 import { benchDashboard } from './dashboard';
 
 const only = process.argv.slice(2);
@@ -74,6 +75,9 @@ async function main() {
     results.peakRssMb = Math.max(peak, rss(c.proc.pid!).rss);
     const walMb = () => (existsSync(`${c.log}-wal`) ? statSync(`${c.log}-wal`).size / 1048576 : 0);
     results.walAfterSaturationMb = walMb();
+    const health = (await (await fetch(`${c.url}/health`)).json()) as { checkpoints: { restarts: number; longestRestartMs: number } };
+    results.checkpointRestarts = health.checkpoints.restarts;
+    results.longestRestartCheckpointMs = health.checkpoints.longestRestartMs;
     results.spansPerSec = sustained.spansPerSec;
     results.p50Ms = sustained.p50;
     results.p99Ms = sustained.p99;
@@ -102,12 +106,15 @@ async function main() {
     console.log(`collector under malformed input (8 connections, 4 s): peak RSS ${fmt(bad.peak, 1)} MB, statuses ${JSON.stringify(bad.r.statuses)}`);
     console.log(`collector overloaded (64 connections of 1.4 MB exports, 4 s): peak RSS ${fmt(over.peak, 1)} MB, statuses ${JSON.stringify(over.r.statuses)}`);
     console.log(`collector RSS: idle ${fmt(results.idleRssMb, 1)} MB, peak under load ${fmt(results.peakRssMb, 1)} MB; WAL after the saturation phase ${fmt(results.walAfterSaturationMb, 1)} MB (bounded by the checkpoints), log ${fmt(statSync(c.log).size / 1048576, 0)} MB`);
+    console.log(`  WAL rewinds: ${results.checkpointRestarts} RESTART checkpoints during saturation, the longest ${fmt(results.longestRestartCheckpointMs, 1)} ms (lock wait included)`);
   }
 
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
+  if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
+  if (want('retention')) Object.assign(results, await benchRetention());
   if (want('dashboard')) Object.assign(results, await benchDashboard());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }

@@ -45,21 +45,24 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (portHint) logger.warn({ port: config.port }, portHint);
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
-  const service = await startCollectorService(config, logger).catch((e: unknown) => {
+  let gaveUp: ((message: string) => void) | undefined;
+  const service = await startCollectorService(config, logger, { onWriterGaveUp: (m) => gaveUp?.(m) }).catch((e: unknown) => {
     throw explainListenError(e, config.host, config.port);
   });
   logger.info({ address: service.url, log: config.log }, 'collector ready');
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = async (signal: string) => {
+    const stop = async (signal: string, code = 0) => {
       if (stopping) return;
       stopping = true;
       const started = Date.now();
       await service.stop();
       logger.info({ signal, ms: Date.now() - started, ...service.receiver.stats }, 'collector stopped');
-      resolve(0);
+      resolve(code);
     };
+    // A collector that cannot store exits non-zero, so systemd/launchd restart it.
+    gaveUp = () => void stop('writer-failed', 1);
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   });

@@ -31,8 +31,24 @@ export interface CollectorService {
  * the JSONL export and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
  * only parses arguments, calls this and waits for a signal.
  */
-export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger): Promise<CollectorService> {
-  const writer = await EventLogWriter.start({ path: config.log, busyTimeoutMs: config.busyTimeoutMs });
+export interface CollectorServiceHooks {
+  /**
+   * The writer thread failed to start again and again (see the store's supervisor): the collector
+   * can no longer store, and only a restart by the service manager can help. `beacon collector`
+   * stops and exits non-zero here; /health already answers 503.
+   */
+  onWriterGaveUp?: (message: string) => void;
+}
+
+export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger, hooks: CollectorServiceHooks = {}): Promise<CollectorService> {
+  const writer = await EventLogWriter.start({
+    path: config.log,
+    busyTimeoutMs: config.busyTimeoutMs,
+    onWriterGaveUp: (e) => {
+      logger.fatal({ err: e.message }, 'event log writer failed repeatedly: the collector cannot store');
+      hooks.onWriterGaveUp?.(e.message);
+    },
+  });
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
   const hookStats = newHookRouteStats();
   const receiver = buildReceiver({

@@ -2,8 +2,8 @@ import net from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
-import { BEACON_VERSION } from '../model/endpoint';
 import type { QueuedEventSink } from '../ingest/sink';
+import { healthReport, sendHealth } from '../store/health';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
 import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
@@ -117,7 +117,8 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async () => ({ status: closing ? 'stopping' : 'ok', version: BEACON_VERSION, pending_exports: writer.pending, bytes_in_flight: budget.bytes, ...stats, host_refused: hostGuard.refused, ...options.healthExtras?.() }));
+  app.get('/health', async (_req, reply) =>
+    sendHealth(reply, healthReport({ writer, closing, queueBytes: budget.bytes, counters: { ...stats, bytes_in_flight: budget.bytes, host_refused: hostGuard.refused, ...options.healthExtras?.() } })));
 
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;

@@ -1,52 +1,57 @@
 /**
- * The collector's checkpointer thread. The writer connection runs with auto-checkpoint off, because a
- * checkpoint (copying the WAL into the database and fsyncing it) inside the writer stalls every
- * export queued behind it. A PASSIVE checkpoint from this second connection runs beside the writer
- * without blocking it.
+ * The collector's checkpointer thread. The writer connection runs with auto-checkpoint off, because
+ * a checkpoint (copying the WAL into the database and fsyncing it) inside the writer stalls every
+ * export queued behind it — a profile at saturation had the writer 31% in checkpoints. A PASSIVE
+ * checkpoint from this second connection runs beside the writer without blocking it.
  *
- * PASSIVE alone is not enough under sustained load: new frames arrive while it copies, the WAL is
- * never completely copied at the moment a writer begins, so SQLite never rewinds it and it grows
- * without bound (4 GB in a 20 s benchmark). The writer completes the checkpoint in its idle gaps
- * (writer-worker.ts), which rewinds the WAL; only a writer saturated with no gap at all reaches
- * `restartBytes`, where a RESTART checkpoint holds writers out to copy the frames PASSIVE left.
- * Either way the writer's journal_size_limit then trims the file.
+ * PASSIVE alone does not bound the WAL under sustained load: frames keep arriving while it copies,
+ * the WAL is never completely copied when the writer begins a transaction, so SQLite never rewinds
+ * it. Once the WAL holds `restartBytes`, two PASSIVE passes copy nearly everything (the second only
+ * what arrived during the first) and a RESTART then holds writers out just long enough to copy the
+ * small remainder and rewind — a bounded stall (the longest is reported to the parent) instead of
+ * one proportional to the WAL. When load stops, the last PASSIVE completes and the writer's next
+ * transaction rewinds the WAL by itself; its journal_size_limit trims the file.
  */
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { takeTestFault } from './test-fault';
+import type { FromCheckpointer } from './writer-protocol';
 
-const { path, walBytes, restartBytes, intervalMs } = workerData as { path: string; walBytes: number; restartBytes: number; intervalMs: number };
-const db = new Database(path, { timeout: 1000 });
-db.pragma('busy_timeout = 1000');
+const { path, restartBytes, intervalMs, restartWaitMs } = workerData as { path: string; restartBytes: number; intervalMs: number; restartWaitMs: number };
+const port = parentPort!;
+const db = new Database(path, { timeout: restartWaitMs });
+db.pragma(`busy_timeout = ${restartWaitMs}`);
+const pageSize = db.pragma('page_size', { simple: true }) as number;
+const fault = takeTestFault('CHECKPOINTER');
+const send = (m: FromCheckpointer) => port.postMessage(m);
+send({ type: 'ready' });
 
-function walSize(): number {
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
-  }
-}
+type Checkpoint = { busy: number; log: number; checkpointed: number };
+const checkpoint = (mode: 'PASSIVE' | 'RESTART') => (db.pragma(`wal_checkpoint(${mode})`) as Checkpoint[])[0]!;
 
 const timer = setInterval(() => {
-  const size = walSize();
-  if (size < walBytes) return;
+  if (fault !== undefined) throw new Error(`test fault: checkpointer killed (${fault})`);
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-    if (size >= restartBytes) db.pragma('wal_checkpoint(RESTART)');
+    const first = checkpoint('PASSIVE');
+    if (first.log * pageSize < restartBytes) return;
+    checkpoint('PASSIVE');
+    const t0 = performance.now();
+    // busy = 1: the writer or a reader kept it out within restartWaitMs; the next tick tries again
+    if (checkpoint('RESTART').busy === 0) send({ type: 'restarted', ms: performance.now() - t0 });
   } catch {
     // busy: the next tick tries again
   }
 }, intervalMs);
 
-parentPort!.on('message', (msg: { type: string }) => {
+port.on('message', (msg: { type: string }) => {
   if (msg.type !== 'close') return;
   clearInterval(timer);
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    checkpoint('PASSIVE');
   } catch {
     /* the last connection to close checkpoints anyway */
   }
   db.close();
-  parentPort!.postMessage({ type: 'closed' });
-  parentPort!.close();
+  send({ type: 'closed' });
+  port.close();
 });

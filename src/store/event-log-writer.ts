@@ -3,13 +3,49 @@ import { Worker } from 'node:worker_threads';
 import { BeaconError } from '../model/errors';
 import { EventLog, type AppendResult } from './event-log';
 import type { EventRow } from './row';
-import type { FromWriter, ToWriter, WriterInit } from './writer-protocol';
+import { ThreadSupervisor, type ThreadError, type ThreadStatus } from './supervisor';
+import type { FromCheckpointer, FromWriter, ToWriter, WriterInit } from './writer-protocol';
 
 export interface WriterOptions extends WriterInit {
   /** retire the writer and checkpointer threads after this long without exports (idle memory) */
   idleMs?: number;
-  /** checkpoint once the WAL reaches this size */
-  checkpointWalBytes?: number;
+  /** once the WAL holds this much, the checkpointer rewinds it with a short RESTART checkpoint */
+  checkpointRestartBytes?: number;
+  /**
+   * Called once when the writer thread has failed this many times in a row (5, with backoff from
+   * 250 ms to 4 s between starts): the collector cannot store and should exit non-zero, so that
+   * its service manager restarts it (and a start-up check names the cause).
+   */
+  onWriterGaveUp?: (error: ThreadError) => void;
+}
+
+/** What `/health` reports of the writer side. */
+export interface WriterHealth {
+  threads: { writer: ThreadStatus; checkpointer: ThreadStatus };
+  queue: { exports: number; bytes: number };
+  /** the writer can take an append now (false while it backs off after a failure, or has given up) */
+  canStore: boolean;
+  checkpoints: { restarts: number; longestRestartMs: number };
+  lastError?: ThreadError;
+}
+
+/** wal_autocheckpoint pages when the checkpointer cannot run (SQLite's default). */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+interface WriterThread {
+  worker: Worker;
+  generation: number;
+  alive: boolean;
+  /** closed on purpose: its exit is no failure */
+  retiring: boolean;
+}
+
+interface Waiting {
+  resolve: (r: AppendResult) => void;
+  reject: (e: Error) => void;
+  bytes: number;
+  /** the writer thread the rows were handed to */
+  generation?: number;
 }
 
 /**
@@ -18,25 +54,42 @@ export interface WriterOptions extends WriterInit {
  *
  * Writes run on a writer thread (the second core) with a checkpointer thread beside it. Both start
  * with the first export and retire after `idleMs` without one, so an idle collector holds neither.
+ * Both are supervised: when the writer dies, every append it held is rejected with 503 +
+ * Retry-After (a client retry is idempotent) and the next append starts a new one after a backoff;
+ * when the checkpointer dies, the writer checkpoints itself until a new checkpointer runs.
  */
 export class EventLogWriter {
-  private readonly options: Required<WriterOptions>;
-  private threads?: Promise<{ writer: Worker; checkpointer: Worker }>;
+  private readonly options: Required<Omit<WriterOptions, 'onWriterGaveUp' | 'autocheckpointPages' | 'synchronous'>> & Pick<WriterOptions, 'onWriterGaveUp' | 'synchronous'>;
+  private writer?: Promise<WriterThread>;
+  private live?: WriterThread;
+  private checkpointer?: { worker: Worker; ready: boolean; retiring: boolean };
+  private generations = 0;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (r: AppendResult) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, Waiting>();
   private idleTimer?: NodeJS.Timeout;
   private closing = false;
-  /** how many times the threads were started (for tests and the health endpoint) */
+  private bytesPending = 0;
+  private lastFailure?: ThreadError;
+  private readonly checkpointStats = { restarts: 0, longestRestartMs: 0 };
+  readonly writerThread: ThreadSupervisor;
+  readonly checkpointerThread = new ThreadSupervisor('checkpointer');
+  /** how many times the writer thread was started (for tests and the health endpoint) */
   starts = 0;
 
-  private constructor(options: Required<WriterOptions>) {
+  private constructor(options: EventLogWriter['options']) {
     this.options = options;
+    this.writerThread = new ThreadSupervisor('writer', 5, (_name, error) => options.onWriterGaveUp?.(error));
   }
 
   /** Checks (or creates) the log now, so a foreign or newer file fails the start, not the first export. */
   static async start(options: WriterOptions): Promise<EventLogWriter> {
     EventLog.open(options.path, { busyTimeoutMs: options.busyTimeoutMs }).close();
-    return new EventLogWriter({ idleMs: 30_000, checkpointWalBytes: 4 * 1024 * 1024, ...options });
+    return new EventLogWriter({ idleMs: 30_000, checkpointRestartBytes: 32 * 1024 * 1024, ...options });
+  }
+
+  /** the event log file */
+  get path(): string {
+    return this.options.path;
   }
 
   /** Exports handed to the writer and not yet committed. */
@@ -44,22 +97,48 @@ export class EventLogWriter {
     return this.waiting.size;
   }
 
+  /** Record bytes of those exports. */
+  get pendingBytes(): number {
+    return this.bytesPending;
+  }
+
   get running(): boolean {
-    return this.threads !== undefined;
+    return this.writer !== undefined;
+  }
+
+  health(): WriterHealth {
+    return {
+      threads: { writer: this.writerThread.snapshot, checkpointer: this.checkpointerThread.snapshot },
+      queue: { exports: this.waiting.size, bytes: this.bytesPending },
+      canStore: !this.closing && this.writerThread.state !== 'failed' && this.writerThread.waitMs() === 0,
+      checkpoints: { ...this.checkpointStats },
+      ...(this.lastFailure ? { lastError: { ...this.lastFailure } } : {}),
+    };
   }
 
   async append(rows: EventRow[]): Promise<AppendResult> {
     if (this.closing) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
+    const wait = this.writerThread.waitMs();
+    if (wait > 0) throw this.writerDown(wait);
     const id = this.nextId++;
-    const result = new Promise<AppendResult>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    let bytes = 0;
+    for (const r of rows) bytes += r.record.length;
+    const result = new Promise<AppendResult>((resolve, reject) => this.waiting.set(id, { resolve, reject, bytes }));
+    this.bytesPending += bytes;
     clearTimeout(this.idleTimer);
+    let thread: WriterThread;
     try {
-      const { writer } = await this.ensureThreads();
-      writer.postMessage({ type: 'append', id, rows } satisfies ToWriter);
+      thread = await this.ensureWriter();
+      if (!thread.alive) throw this.writerDown(this.writerThread.waitMs());
     } catch (e) {
-      this.waiting.delete(id);
-      throw e;
+      this.settle(id)?.reject(e as Error);
+      return result;
     }
+    this.ensureCheckpointer();
+    const w = this.waiting.get(id);
+    if (!w) return result; // rejected meanwhile
+    w.generation = thread.generation;
+    thread.worker.postMessage({ type: 'append', id, rows } satisfies ToWriter);
     return result;
   }
 
@@ -70,61 +149,156 @@ export class EventLogWriter {
     await this.stopThreads();
   }
 
-  private ensureThreads(): Promise<{ writer: Worker; checkpointer: Worker }> {
-    this.threads ??= this.spawn().catch((e) => {
-      this.threads = undefined;
-      throw e;
-    });
-    return this.threads;
+  private writerDown(waitMs: number): BeaconError {
+    const why = this.writerThread.snapshot.lastError?.message ?? 'unknown error';
+    const state = this.writerThread.state === 'failed' ? 'has failed repeatedly' : 'failed';
+    return new BeaconError('unavailable', `the event log writer ${state} (${why}); retrying`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
   }
 
-  private async spawn(): Promise<{ writer: Worker; checkpointer: Worker }> {
+  private settle(id: number): Waiting | undefined {
+    const w = this.waiting.get(id);
+    if (!w) return undefined;
+    this.waiting.delete(id);
+    this.bytesPending -= w.bytes;
+    return w;
+  }
+
+  private ensureWriter(): Promise<WriterThread> {
+    this.writer ??= this.spawnWriter().catch((e) => {
+      this.writer = undefined;
+      this.noteFailure(this.writerThread, e);
+      throw new BeaconError('unavailable', `cannot start the event log writer: ${(e as Error).message}`, { retryAfterSeconds: Math.max(1, Math.ceil(this.writerThread.waitMs() / 1000)) });
+    });
+    return this.writer;
+  }
+
+  private async spawnWriter(): Promise<WriterThread> {
     this.starts++;
-    // Under tsx (tests) these modules are .ts and so are the workers; compiled, all are .js.
-    const ext = extname(__filename);
-    const writer = new Worker(join(__dirname, `writer-worker${ext}`), { workerData: { path: this.options.path, busyTimeoutMs: this.options.busyTimeoutMs } satisfies WriterInit });
+    const generation = ++this.generations;
+    const init: WriterInit = {
+      path: this.options.path,
+      busyTimeoutMs: this.options.busyTimeoutMs,
+      synchronous: this.options.synchronous,
+      autocheckpointPages: this.checkpointer?.ready ? 0 : AUTOCHECKPOINT_PAGES,
+    };
+    const worker = new Worker(workerFile('writer-worker'), { workerData: init });
     await new Promise<void>((resolve, reject) => {
-      writer.once('message', (msg: FromWriter) => {
+      const onExit = (code: number) => reject(new Error(`writer thread exited with code ${code} while opening the log`));
+      worker.once('message', (msg: FromWriter) => {
+        worker.off('exit', onExit);
         if (msg.type === 'ready') resolve();
-        else if (msg.type === 'open-failed') reject(new BeaconError(msg.error.code, msg.error.message, { retryAfterSeconds: 1 }));
+        else if (msg.type === 'open-failed') reject(new BeaconError(msg.error.code, msg.error.message));
       });
-      writer.once('error', reject);
+      worker.once('error', reject);
+      worker.once('exit', onExit);
     });
-    writer.on('message', (m: FromWriter) => this.onMessage(m));
-    writer.on('error', (e) => this.failAll(e));
-    const checkpointer = new Worker(join(__dirname, `checkpoint-worker${ext}`), {
-      workerData: { path: this.options.path, walBytes: this.options.checkpointWalBytes, restartBytes: 64 * this.options.checkpointWalBytes, intervalMs: 100 },
+    const thread: WriterThread = { worker, generation, alive: true, retiring: false };
+    this.live = thread;
+    this.writerThread.started();
+    worker.on('message', (m: FromWriter) => this.onMessage(m));
+    // 'error' (an uncaught exception) is followed by 'exit': one failure, reported once, with the error's message.
+    let error: Error | undefined;
+    worker.on('error', (e) => (error = e));
+    worker.on('exit', (code) => {
+      thread.alive = false;
+      if (this.live === thread) this.live = undefined;
+      if (thread.retiring) {
+        this.rejectGeneration(generation); // a retiring writer answered everything it held, unless it crashed while closing
+        return;
+      }
+      if (this.writer !== undefined) this.writer = undefined;
+      this.noteFailure(this.writerThread, error ?? new Error(`writer thread exited with code ${code}`));
+      this.rejectGeneration(generation);
     });
-    checkpointer.on('error', () => {
-      /* checkpoints are an optimization; SQLite checkpoints on close regardless */
+    return thread;
+  }
+
+  private ensureCheckpointer(): void {
+    if (this.checkpointer || this.closing || this.checkpointerThread.waitMs() > 0) return;
+    let worker: Worker;
+    try {
+      worker = new Worker(workerFile('checkpoint-worker'), {
+        workerData: { path: this.options.path, restartBytes: this.options.checkpointRestartBytes, intervalMs: 100, restartWaitMs: 200 },
+      });
+    } catch (e) {
+      this.noteFailure(this.checkpointerThread, e);
+      return;
+    }
+    const handle = { worker, ready: false, retiring: false };
+    this.checkpointer = handle;
+    worker.on('message', (m: FromCheckpointer) => {
+      if (m.type === 'ready') {
+        handle.ready = true;
+        this.checkpointerThread.started();
+        this.checkpointerThread.healthy();
+        this.tellWriter({ type: 'autocheckpoint', pages: 0 });
+      } else if (m.type === 'restarted') {
+        this.checkpointStats.restarts++;
+        this.checkpointStats.longestRestartMs = Math.max(this.checkpointStats.longestRestartMs, m.ms);
+      }
     });
-    return { writer, checkpointer };
+    let error: Error | undefined;
+    worker.on('error', (e) => (error = e));
+    worker.on('exit', (code) => {
+      if (this.checkpointer === handle) this.checkpointer = undefined;
+      if (handle.retiring) return;
+      // The WAL's other bound: the writer checkpoints after its own commits until a checkpointer runs again.
+      this.noteFailure(this.checkpointerThread, error ?? new Error(`checkpointer thread exited with code ${code}`));
+      this.tellWriter({ type: 'autocheckpoint', pages: AUTOCHECKPOINT_PAGES });
+    });
+  }
+
+  private tellWriter(msg: ToWriter): void {
+    if (this.live?.alive && !this.live.retiring) this.live.worker.postMessage(msg);
+  }
+
+  private noteFailure(sup: ThreadSupervisor, e: unknown): void {
+    this.lastFailure = sup.failed(e);
+    this.lastFailure = { message: `${sup.name}: ${this.lastFailure.message}`, at: this.lastFailure.at };
+  }
+
+  private rejectGeneration(generation: number): void {
+    const err = this.writerDown(this.writerThread.waitMs());
+    for (const [id, w] of this.waiting) {
+      if (w.generation === generation) {
+        this.settle(id);
+        w.reject(err);
+      }
+    }
   }
 
   private async stopThreads(): Promise<void> {
-    const threads = this.threads;
-    if (!threads) return;
-    this.threads = undefined;
-    const { writer, checkpointer } = await threads;
-    const closed = (w: Worker) =>
-      new Promise<void>((resolve) => {
-        w.on('message', (m: { type: string }) => m.type === 'closed' && resolve());
-        w.once('exit', () => resolve());
-      });
-    const done = Promise.all([closed(writer), closed(checkpointer)]);
-    writer.postMessage({ type: 'close' } satisfies ToWriter);
-    checkpointer.postMessage({ type: 'close' });
-    await done;
-    await Promise.all([writer.terminate(), checkpointer.terminate()]);
+    const pending = this.writer;
+    const checkpointer = this.checkpointer;
+    this.writer = undefined;
+    this.checkpointer = undefined;
+    const stops: Promise<void>[] = [];
+    if (checkpointer) {
+      checkpointer.retiring = true;
+      stops.push(closeWorker(checkpointer.worker));
+      this.checkpointerThread.stopped();
+    }
+    if (pending) {
+      const thread = await pending.catch(() => undefined);
+      if (thread?.alive) {
+        thread.retiring = true;
+        stops.push(closeWorker(thread.worker));
+      }
+      this.writerThread.stopped();
+    }
+    await Promise.all(stops);
   }
 
   private onMessage(msg: FromWriter): void {
     if (msg.type !== 'appended' && msg.type !== 'append-failed') return;
-    const w = this.waiting.get(msg.id);
+    const w = this.settle(msg.id);
     if (!w) return;
-    this.waiting.delete(msg.id);
-    if (msg.type === 'appended') w.resolve(msg.result);
-    else w.reject(new BeaconError(msg.error.code, msg.error.message, { retryAfterSeconds: msg.error.retryAfterSeconds }));
+    if (msg.type === 'appended') {
+      this.writerThread.healthy();
+      w.resolve(msg.result);
+    } else {
+      w.reject(new BeaconError(msg.error.code, msg.error.message, { retryAfterSeconds: msg.error.retryAfterSeconds }));
+    }
     if (this.waiting.size === 0 && !this.closing) {
       clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => {
@@ -133,9 +307,20 @@ export class EventLogWriter {
       this.idleTimer.unref();
     }
   }
+}
 
-  private failAll(e: Error): void {
-    for (const w of this.waiting.values()) w.reject(new BeaconError('unavailable', `event log writer failed: ${e.message}`, { retryAfterSeconds: 1 }));
-    this.waiting.clear();
-  }
+/** Under tsx (tests) these modules are .ts and so are the workers; compiled, all are .js. */
+function workerFile(name: string): string {
+  return join(__dirname, `${name}${extname(__filename)}`);
+}
+
+/** Asks a worker to finish (commit what it holds, close the database) and waits for it to end. */
+async function closeWorker(w: Worker): Promise<void> {
+  const done = new Promise<void>((resolve) => {
+    w.on('message', (m: { type: string }) => m.type === 'closed' && resolve());
+    w.once('exit', () => resolve());
+  });
+  w.postMessage({ type: 'close' });
+  await done;
+  await w.terminate();
 }

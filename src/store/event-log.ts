@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { BeaconError, isBeaconError } from '../model/errors';
+import { spanEventId } from '../model/event-id';
 import type { EventRow } from './row';
 import { checkReadable, ensureSchema } from './schema';
 
@@ -18,6 +19,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** a short-lived writer (a hook): never runs an auto-checkpoint, which could copy a large WAL while goose waits */
   hookConnection?: boolean;
+  /** when an append is received, ns since the epoch (tests stamp the past with it; retention judges age by it) */
+  clock?: () => bigint;
 }
 
 export interface StoredRow {
@@ -51,19 +54,24 @@ export class EventLog {
   readonly db: Database.Database;
   private readonly insert: Database.Statement;
   private readonly chatChildExists: Database.Statement;
+  private readonly deleteChatParent: Database.Statement;
+  private readonly clock: () => bigint;
 
-  private constructor(path: string, db: Database.Database) {
+  private constructor(path: string, db: Database.Database, clock: () => bigint) {
     this.path = path;
     this.db = db;
+    this.clock = clock;
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO events (id, ts_ns, harness, method, action, session_id, trace_id, span_id, parent_span_id,
         tool_call_id, model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-        reasoning_tokens, cost_usd, record)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        reasoning_tokens, cost_usd, record, received_ns)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.chatChildExists = db.prepare(
       `SELECT 1 FROM events WHERE trace_id = ? AND parent_span_id = ? AND action = 'model.invoked' LIMIT 1`,
     );
+    // The parent's event id derives from its trace and span id, so the UNIQUE index finds it.
+    this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
   }
 
   static open(path: string, options: OpenOptions = {}): EventLog {
@@ -86,7 +94,7 @@ export class EventLog {
       } else {
         checkReadable(db, path);
       }
-      return new EventLog(path, db);
+      return new EventLog(path, db, options.clock ?? (() => BigInt(Date.now()) * 1_000_000n));
     } catch (e) {
       db.close();
       throw asStoreError(e, path);
@@ -117,10 +125,17 @@ export class EventLog {
     return this.db.transaction(() => this.appendRows(rows)).immediate();
   }
 
+  /**
+   * A chat span wrapping a chat span (goose's opt-in loop) reports its child's usage again: only the
+   * child counts, whichever export arrives first. Wrapper after child: the wrapper is dropped.
+   * Child after wrapper (the child's export failed and was retried later): the stored wrapper is removed.
+   */
   private appendRows(rows: readonly EventRow[]): AppendResult {
     const result: AppendResult = { inserted: 0, duplicates: 0, dropped: 0 };
+    const receivedNs = this.clock();
     for (const row of rows) {
-      if (row.dropIfChatChildStored && row.traceId && row.spanId && this.chatChildExists.get(row.traceId, row.spanId)) {
+      const chat = row.dropIfChatChildStored && row.traceId !== null && row.spanId !== null;
+      if (chat && this.chatChildExists.get(row.traceId, row.spanId)) {
         result.dropped++;
         continue;
       }
@@ -128,10 +143,11 @@ export class EventLog {
       const changes = this.insert.run(
         row.id, row.tsNs, row.harness, row.method, row.action, row.sessionId, row.traceId, row.spanId, row.parentSpanId, row.toolCallId,
         row.model, row.provider, row.inputTokens, row.outputTokens, row.cacheReadTokens, row.cacheCreationTokens, row.reasoningTokens,
-        row.costUsd, row.record,
+        row.costUsd, row.record, receivedNs,
       ).changes;
       if (changes > 0) result.inserted++;
       else result.duplicates++;
+      if (chat && changes > 0 && row.parentSpanId) result.dropped += this.deleteChatParent.run(spanEventId(row.traceId!, row.parentSpanId)).changes;
     }
     return result;
   }

@@ -2,8 +2,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventLog } from './event-log';
 import { prune, type RetentionPolicy } from './retention';
+import { takeTestFault } from './test-fault';
 
 const { path, policy, busyTimeoutMs } = workerData as { path: string; policy: RetentionPolicy; busyTimeoutMs: number };
+if (takeTestFault('RETENTION') !== undefined) process.exit(3);
 try {
   const log = EventLog.open(path, { busyTimeoutMs });
   try {

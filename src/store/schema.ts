@@ -4,7 +4,7 @@ import { BeaconError } from '../model/errors';
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 const DDL = `
 CREATE TABLE events (
@@ -28,7 +28,7 @@ CREATE TABLE events (
   reasoning_tokens INTEGER,                -- inside output_tokens, never added to it
   cost_usd REAL,                           -- only a cost the runtime itself reported
   record TEXT NOT NULL                     -- the Beacon record (schema 1.0), JSON
-);
+);  -- v3 adds received_ns (see MIGRATIONS)
 CREATE INDEX events_ts ON events(ts_ns);
 CREATE INDEX events_session ON events(session_id, ts_ns);
 CREATE INDEX events_trace ON events(trace_id, parent_span_id);
@@ -41,6 +41,12 @@ const MIGRATIONS: string[] = [
      input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
    WHERE action = 'model.invoked';
    CREATE INDEX IF NOT EXISTS events_stream_usage ON events(ts_ns) WHERE action = 'usage.reported';`,
+  // 3: retention judges age by when Beacon stored an event, not by the event's own clock (a span
+  // stamped 1970 would otherwise be pruned at once). Adding a column is O(1) in SQLite; rows stored
+  // before v3 keep NULL and are judged by event time, through an index that holds only them.
+  `ALTER TABLE events ADD COLUMN received_ns INTEGER;
+   CREATE INDEX IF NOT EXISTS events_received ON events(received_ns);
+   CREATE INDEX IF NOT EXISTS events_legacy_ts ON events(ts_ns) WHERE received_ns IS NULL;`,
 ];
 
 /**

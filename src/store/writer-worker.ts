@@ -1,24 +1,34 @@
 /**
- * The collector's writer thread. It owns the only SQLite connection of the daemon, so inserts and
- * WAL checkpoints run on the second core while the main thread decodes the next export.
- * Appends that queue up while a transaction runs are committed together (group commit); if that
- * transaction fails, each is retried alone so that one bad export cannot fail the others.
+ * The collector's writer thread. It owns the only SQLite write connection of the daemon, so inserts
+ * run on the second core while the main thread decodes the next export. Appends that queue up while
+ * a transaction runs are committed together (group commit); if that transaction fails on bad data,
+ * each is retried alone so that one bad export cannot fail the others — but not when the log is
+ * locked or unwritable: every retry would wait another busy timeout for the same answer.
  */
-import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isBeaconError } from '../model/errors';
 import { EventLog } from './event-log';
+import { takeTestFault } from './test-fault';
 import type { FromWriter, ToWriter, WireError, WriterInit } from './writer-protocol';
 
 const port = parentPort!;
 const init = workerData as WriterInit;
+// Test-only: die (as a crash would) while opening the log (ARG 0 or none) or while holding the
+// ARG-th batch, before committing it.
+const fault = takeTestFault('WRITER');
+let batchesUntilFault = fault === undefined ? Infinity : Number(fault) || 0;
+if (batchesUntilFault <= 0) process.exit(70);
 
 let log: EventLog;
 try {
   log = EventLog.open(init.path, { busyTimeoutMs: init.busyTimeoutMs });
-  // The checkpointer thread does this beside us (checkpoint-worker.ts); the WAL is cut back after each reset.
-  log.db.pragma('wal_autocheckpoint = 0');
+  // The checkpointer thread checkpoints beside us (checkpoint-worker.ts); if it cannot run, the
+  // parent turns auto-checkpoint back on, as the WAL's only other bound.
+  log.db.pragma(`wal_autocheckpoint = ${init.autocheckpointPages ?? 0}`);
   log.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  // The acknowledgement promises the export is stored: FULL makes that hold across a power loss too
+  // (one WAL fsync per group commit; the bench measures its cost against NORMAL).
+  log.db.pragma(`synchronous = ${init.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
   send({ type: 'ready' });
 } catch (e) {
   send({ type: 'open-failed', error: toWire(e) });
@@ -35,6 +45,8 @@ port.on('message', (msg: ToWriter) => {
       scheduled = true;
       setImmediate(drain);
     }
+  } else if (msg.type === 'autocheckpoint') {
+    log.db.pragma(`wal_autocheckpoint = ${msg.pages}`);
   } else if (msg.type === 'close') {
     drain();
     log.close();
@@ -43,38 +55,30 @@ port.on('message', (msg: ToWriter) => {
   }
 });
 
-/**
- * In a gap between exports, the writer finishes the checkpoint itself: the checkpointer thread has
- * already copied nearly all frames, nothing new arrives meanwhile, so this PASSIVE pass completes and
- * the next transaction rewinds the WAL — without the RESTART stall that a busy writer would need.
- */
-const REWIND_WAL_BYTES = 16 * 1024 * 1024;
-function checkpointIfIdle(): void {
-  if (queue.length > 0) return;
-  try {
-    if (statSync(`${init.path}-wal`).size < REWIND_WAL_BYTES) return;
-    log.db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    /* no WAL yet, or busy: later */
-  }
-}
-
 function drain(): void {
   scheduled = false;
   const batch = queue;
   queue = [];
   if (batch.length === 0) return;
-  setImmediate(checkpointIfIdle);
+  if (--batchesUntilFault <= 0) process.exit(70);
+  let groupError: unknown;
   try {
     const results = log.appendMany(batch.map((m) => m.rows));
     batch.forEach((m, i) => send({ type: 'appended', id: m.id, result: results[i]! }));
-  } catch {
-    for (const m of batch) {
-      try {
-        send({ type: 'appended', id: m.id, result: log.append(m.rows) });
-      } catch (e) {
-        send({ type: 'append-failed', id: m.id, error: toWire(e) });
-      }
+    return;
+  } catch (e) {
+    groupError = e;
+  }
+  const wire = toWire(groupError);
+  if (batch.length === 1 || wire.code === 'unavailable') {
+    for (const m of batch) send({ type: 'append-failed', id: m.id, error: wire });
+    return;
+  }
+  for (const m of batch) {
+    try {
+      send({ type: 'appended', id: m.id, result: log.append(m.rows) });
+    } catch (e) {
+      send({ type: 'append-failed', id: m.id, error: toWire(e) });
     }
   }
 }

@@ -108,8 +108,11 @@ describe('retention', () => {
 
   it('beacon prune removes events past the age limit, then the oldest past the size limit, and the file shrinks', () => {
     const path = join(tempDir('prune-'), 'events.db');
-    const log = EventLog.open(path);
+    // Retention judges age by when the log received an event: each batch is stored "then".
+    let log = EventLog.open(path, { clock: () => now - 100n * DAY });
     log.append(rows(1000, () => now - 100n * DAY, 'ancient'));
+    log.close();
+    log = EventLog.open(path, { clock: () => now - DAY });
     log.append(rows(20000, (i) => now - DAY + BigInt(i), 'recent'));
     log.close();
     const before = statSync(path).size;
@@ -131,7 +134,7 @@ describe('retention', () => {
   it('the collector enforces retention in the background while it keeps ingesting', async () => {
     const dir = tempDir('retention-');
     const path = join(dir, 'events.db');
-    const log = EventLog.open(path);
+    const log = EventLog.open(path, { clock: () => now - 10n * DAY });
     log.append(rows(500, () => now - 10n * DAY, 'stale'));
     log.close();
     const cfg = join(dir, 'config.json');

@@ -1,0 +1,87 @@
+import { statSync } from 'node:fs';
+import { BEACON_VERSION } from '../model/endpoint';
+import type { WriterHealth } from './event-log-writer';
+import { retentionSupervisor } from './retention-runner';
+import type { ThreadError, ThreadStatus } from './supervisor';
+
+export type HealthStatus = 'ok' | 'degraded' | 'unavailable' | 'stopping';
+
+/** The `GET /health` body (the contract doctor, the dashboard and forwarding read). */
+export interface HealthReport {
+  status: HealthStatus;
+  version: string;
+  pid: number;
+  log: { path: string; bytes: number };
+  threads: { writer: ThreadStatus; checkpointer: ThreadStatus; retention: ThreadStatus };
+  queue: { exports: number; bytes: number };
+  checkpoints: { restarts: number; longestRestartMs: number };
+  lastError?: ThreadError;
+  /** the same as queue.exports (kept for readers of the first /health) */
+  pending_exports: number;
+  [counter: string]: unknown;
+}
+
+/** What the report reads from the collector's writer (`EventLogWriter`). */
+export interface HealthSource {
+  readonly path: string;
+  readonly pending: number;
+  health(): WriterHealth;
+}
+
+export interface HealthInput {
+  /** the receiver's sink: the writer thread in the collector; a sink without health() reports only its queue */
+  writer: { readonly pending: number } & Partial<HealthSource>;
+  /** the receiver is stopping: new exports get 503 */
+  closing: boolean;
+  /** the receiver's counters (exports, spans, inserted…), reported as they are */
+  counters?: Record<string, unknown>;
+  /** bytes in flight as admission counts them (bodies being read and decoded included); default: the writer's queue */
+  queueBytes?: number;
+}
+
+/**
+ * The collector's health: HTTP 200 while it can store ('ok', or 'degraded' when a maintenance
+ * thread is down or the writer is recovering), 503 when it cannot ('unavailable': the writer is
+ * backing off after a failure or has given up; 'stopping').
+ */
+export function healthReport(input: HealthInput): { httpStatus: number; body: HealthReport } {
+  const w = input.writer.health?.() ?? bareHealth(input.writer.pending);
+  const retention = retentionSupervisor.snapshot;
+  const threads = { ...w.threads, retention };
+  const troubled = Object.values(threads).some((t) => t.state === 'restarting' || t.state === 'failed');
+  const status: HealthStatus = input.closing ? 'stopping' : !w.canStore ? 'unavailable' : troubled ? 'degraded' : 'ok';
+  const lastError = [w.lastError, retention.lastError && { message: `retention: ${retention.lastError.message}`, at: retention.lastError.at }]
+    .filter((e): e is ThreadError => e !== undefined)
+    .sort((a, b) => b.at.localeCompare(a.at))[0];
+  const body: HealthReport = {
+    ...input.counters,
+    status,
+    version: BEACON_VERSION,
+    pid: process.pid,
+    log: { path: input.writer.path ?? '', bytes: input.writer.path ? fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) : 0 },
+    threads,
+    queue: { exports: w.queue.exports, bytes: input.queueBytes ?? w.queue.bytes },
+    checkpoints: w.checkpoints,
+    ...(lastError ? { lastError } : {}),
+    pending_exports: w.queue.exports,
+  };
+  return { httpStatus: status === 'ok' || status === 'degraded' ? 200 : 503, body };
+}
+
+function bareHealth(pending: number): WriterHealth {
+  const idle = { state: 'idle' as const, restarts: 0 };
+  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending, bytes: 0 }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 } };
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Writes a report as the HTTP reply (any reply object with code/send: fastify's). */
+export function sendHealth<R extends { code(n: number): R; send(b: unknown): R }>(reply: R, r: { httpStatus: number; body: HealthReport }): R {
+  return reply.code(r.httpStatus).send(r.body);
+}
