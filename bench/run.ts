@@ -20,6 +20,7 @@ import { benchTokenUsage } from './token-usage';
 import { benchFollow } from './follow';
 import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
+import { benchDashboard } from './dashboard';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -161,6 +162,7 @@ async function main() {
   if (want('logs')) Object.assign(results, benchLogs());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
+  if (want('dashboard')) Object.assign(results, await benchDashboard());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

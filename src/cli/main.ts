@@ -15,6 +15,7 @@ const load = {
   prune: () => require('./prune') as typeof import('./prune'),
   stream: () => require('./stream') as typeof import('./stream'),
   setup: () => require('./setup') as typeof import('./setup'),
+  dashboard: () => require('./dashboard') as typeof import('./dashboard'),
 };
 
 const COMMANDS: [name: string, summary: string][] = [
@@ -27,6 +28,7 @@ const COMMANDS: [name: string, summary: string][] = [
   ['uninstall', 'undo beacon install'],
   ['doctor', 'check, one by one, that goose telemetry will arrive'],
   ['service', 'run the collector in the background (systemd user unit, launchd agent)'],
+  ['dashboard', "print (--open: open) the URL of the collector's local dashboard"],
   ['version', 'print the version'],
   ['help', 'this list; beacon COMMAND --help for one command'],
 ];
@@ -86,6 +88,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await load.setup().runDoctorCommand(rest, env, out);
       case 'service':
         return load.setup().runServiceCommand(rest, env, out);
+      case 'dashboard':
+        return await load.dashboard().runDashboard(rest, env, out, (s) => process.stderr.write(s));
       case 'version':
       case '--version':
       case '-V':

@@ -31,6 +31,10 @@ export interface CollectorConfig {
   retentionMaxAgeDays: number;
   retentionMaxBytes: number;
   retentionIntervalMs: number;
+  /** Host header names accepted besides loopback (comma-separated), e.g. a name in /etc/hosts for this machine */
+  allowedHosts: string;
+  /** when set, the dashboard asks for this token (shared machines) */
+  dashboardToken?: string;
 }
 
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
@@ -49,6 +53,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   retentionMaxAgeDays: 90,
   retentionMaxBytes: 2 * 1024 * 1024 * 1024,
   retentionIntervalMs: 10 * 60 * 1000,
+  allowedHosts: '',
 };
 
 type Partial_ = Partial<CollectorConfig>;
@@ -70,6 +75,8 @@ export const KEYS: Record<keyof CollectorConfig, 'string' | 'number' | 'boolean'
   retentionMaxAgeDays: 'number',
   retentionMaxBytes: 'number',
   retentionIntervalMs: 'number',
+  allowedHosts: 'string',
+  dashboardToken: 'string',
 };
 
 /**
