@@ -21,6 +21,7 @@ import { benchFollow } from './follow';
 import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
 import { benchForward } from './forward';
+import { benchDashboard } from './dashboard';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -163,6 +164,7 @@ async function main() {
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());
+  if (want('dashboard')) Object.assign(results, await benchDashboard());
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

@@ -15,11 +15,14 @@ const load = {
   prune: () => require('./prune') as typeof import('./prune'),
   stream: () => require('./stream') as typeof import('./stream'),
   setup: () => require('./setup') as typeof import('./setup'),
+  dashboard: () => require('./dashboard') as typeof import('./dashboard'),
+  sessions: () => require('./sessions') as typeof import('./sessions'),
 };
 
 const COMMANDS: [name: string, summary: string][] = [
   ['collector', 'run the OTLP/HTTP collector in the foreground'],
   ['events', 'list stored events (--follow: as they are committed)'],
+  ['sessions', 'agent sessions: duration, repository, models, calls, failures, tokens, cost'],
   ['token-usage', 'tokens and cost per model, session, provider, day, week or month'],
   ['prune', 'apply the retention policy to the event log now'],
   ['stream', 'turn goose stream-json output into harness events (and record them)'],
@@ -27,6 +30,7 @@ const COMMANDS: [name: string, summary: string][] = [
   ['uninstall', 'undo beacon install'],
   ['doctor', 'check, one by one, that goose telemetry will arrive'],
   ['service', 'run the collector in the background (systemd user unit, launchd agent)'],
+  ['dashboard', "print (--open: open) the URL of the collector's local dashboard"],
   ['version', 'print the version'],
   ['help', 'this list; beacon COMMAND --help for one command'],
 ];
@@ -72,6 +76,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await load.collector().runCollector(rest, env);
       case 'events':
         return await load.events().runEvents(rest, env, out);
+      case 'sessions':
+        return await load.sessions().runSessions(rest, env, out);
       case 'token-usage':
         return load.tokenUsage().runTokenUsage(rest, env, out);
       case 'prune':
@@ -86,6 +92,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         return await load.setup().runDoctorCommand(rest, env, out);
       case 'service':
         return load.setup().runServiceCommand(rest, env, out);
+      case 'dashboard':
+        return await load.dashboard().runDashboard(rest, env, out, (s) => process.stderr.write(s));
       case 'version':
       case '--version':
       case '-V':

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CollectorConfig } from '../config/config';
+import { isLoopback, type CollectorConfig } from '../config/config';
 import type { QueuedEventSink } from '../ingest/sink';
 import { ensureHookToken } from '../config/hook-token';
 import { buildReceiver, type Receiver } from '../receiver/server';
@@ -71,6 +71,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     maxBytesInFlight: config.maxBytesInFlight,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     healthExtras: () => ({ hooks: hookStats, ...(forwarding ? { forward: forwarding.status() } : {}) }),
+    // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
+    allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
+    dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
   });
   // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
   registerHookRoute(receiver.app, { logPath: config.log, token: ensureHookToken(config.log), sink, stats: hookStats });

@@ -34,6 +34,10 @@ export interface CollectorConfig {
   retentionIntervalMs: number;
   /** forward destinations (src/forward): the `forward` list, at the top of the file or under "collector"; none by default */
   forward: ForwardDestination[];
+  /** Host header names accepted besides loopback (comma-separated), e.g. a name in /etc/hosts for this machine */
+  allowedHosts: string;
+  /** when set, the dashboard asks for this token (shared machines) */
+  dashboardToken?: string;
 }
 
 export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
@@ -53,6 +57,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   retentionMaxBytes: 2 * 1024 * 1024 * 1024,
   retentionIntervalMs: 10 * 60 * 1000,
   forward: [],
+  allowedHosts: '',
 };
 
 type Partial_ = Partial<CollectorConfig>;
@@ -75,6 +80,8 @@ export const KEYS: Record<Exclude<keyof CollectorConfig, 'forward'>, 'string' | 
   retentionMaxAgeDays: 'number',
   retentionMaxBytes: 'number',
   retentionIntervalMs: 'number',
+  allowedHosts: 'string',
+  dashboardToken: 'string',
 };
 
 /**

@@ -72,7 +72,10 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   const action = phase === 'pre' ? 'tool.invoked' : phase === 'failed' ? 'tool.failed' : cls.action;
   const category = phase === 'post' ? cls.category : 'tool';
   const message = phase === 'pre' ? 'Tool invocation observed' : phase === 'failed' ? 'Tool call failed' : cls.message;
-  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, action, p.tool_call_id) : invocationId(ctx, action));
+  // An unclassified tool is `tool.invoked` both before and after it ran: the post-tool observation
+  // gets an identity of its own, or it would be dropped as a replay of the pre-tool one.
+  const identity = phase === 'post' && action === 'tool.invoked' ? 'tool.invoked/post' : action;
+  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, identity, p.tool_call_id) : invocationId(ctx, identity));
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';

@@ -9,6 +9,8 @@ export type BeaconErrorCode =
   | 'payload_too_large'
   | 'not_found'
   | 'method_not_allowed'
+  | 'host_not_allowed' // a Host header that is not this machine's loopback name (DNS rebinding defence)
+  | 'forbidden' // the dashboard's token is set and the request lacks it
   | 'unavailable' // temporary: shutting down, database busy; the client should retry
   | 'overloaded' // temporary: too much in flight; the client should retry later
   | 'log_incompatible' // the event log file is not ours, or from a newer Beacon

@@ -6,7 +6,9 @@ import type { QueuedEventSink } from '../ingest/sink';
 import { healthReport, sendHealth } from '../store/health';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
+import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
 import { decodeExport } from './decode';
+import { installHostGuard } from './host-guard';
 import { ingestTraces } from './ingest';
 import { ingestLogs, ingestMetrics } from './ingest-signals';
 import { readBody } from './read-body';
@@ -29,6 +31,10 @@ export interface ReceiverOptions {
   closeGraceMs?: number;
   /** more sections for /health from the parts the collector adds around the receiver (the hook route) */
   healthExtras?: () => Record<string, unknown>;
+  /** names besides loopback the Host header may carry (config `allowedHosts`) */
+  allowedHosts?: readonly string[];
+  /** serve the dashboard at / (the collector does; tests of the OTLP path need not) */
+  dashboard?: DashboardOptions;
 }
 
 export interface Receiver {
@@ -80,6 +86,9 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     );
   });
 
+  const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
+  if (options.dashboard) registerDashboard(app, options.dashboard);
+
   app.addHook('onRequest', async (req, reply) => {
     handling++;
     lastRequestAt = Date.now();
@@ -110,9 +119,10 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   }
 
   app.get('/health', async (_req, reply) =>
-    sendHealth(reply, healthReport({ writer, closing, queueBytes: budget.bytes, counters: { ...stats, bytes_in_flight: budget.bytes, ...options.healthExtras?.() } })));
+    sendHealth(reply, healthReport({ writer, closing, queueBytes: budget.bytes, counters: { ...stats, bytes_in_flight: budget.bytes, host_refused: hostGuard.refused, ...options.healthExtras?.() } })));
 
-  app.setNotFoundHandler(async (req) => {
+  app.setNotFoundHandler(async (req, reply) => {
+    if (options.dashboard && dashboardNotFound(req, reply)) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
     throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
   });

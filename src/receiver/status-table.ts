@@ -10,6 +10,8 @@ export const STATUS_TABLE: Record<BeaconErrorCode, { http: number; grpc: number 
   bad_data: { http: 400, grpc: 3 },
   unsupported_encoding: { http: 400, grpc: 3 },
   usage: { http: 400, grpc: 3 },
+  host_not_allowed: { http: 403, grpc: 7 },
+  forbidden: { http: 403, grpc: 7 },
   not_found: { http: 404, grpc: 12 },
   method_not_allowed: { http: 405, grpc: 12 },
   payload_too_large: { http: 413, grpc: 3 },

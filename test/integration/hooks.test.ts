@@ -120,6 +120,15 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     assert.deepEqual(events(log).map((e) => e.event.action), ['tool.completed', 'session.ended']);
   });
 
+  it('an unclassified tool: pre-tool and post-tool are two events (the post-tool one is no replay of the first)', () => {
+    const log = fresh();
+    const call = tool('PreToolUse', 'load_skill', { name: 'x' }, 'toolu_generic');
+    runHookSync(log, 'pre-tool', call);
+    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' });
+    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }); // goose's replay adds nothing
+    assert.deepEqual(events(log).map((e) => e.event.action), ['tool.invoked', 'tool.invoked']);
+  });
+
   it("stop keeps the turn's final answer (last_assistant_message) as marked, redacted content", () => {
     const log = fresh();
     const answer = 'Done. I set DB_PASSWORD=hunter2-very-secret in .env and the tests pass.';

@@ -9,7 +9,7 @@ import { repoRoot } from '../helpers/paths';
  * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
  */
 const RANK: Record<string, number> = {
-  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, genai: 2, pricing: 2, ingest: 2, forward: 2,
+  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, genai: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 2,
   receiver: 3, hooks: 3, stream: 3, setup: 3, collector: 4, cli: 5, bin: 6,
 };
 

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
+import { parseCommand, type CommandSpec } from './args';
+
+export const DASHBOARD_COMMAND = {
+  name: 'beacon dashboard',
+  usage: '[--open] [--config FILE] [--port N]',
+  description: `Prints the URL of the dashboard the running collector serves on its loopback port (with --open,
+opens it in the default browser). Read-only: sessions, one row per tool call, events, tokens and cost.
+Exits 1 when no collector answers there.`,
+  options: {
+    open: { type: 'boolean', help: 'open the URL in the default browser' },
+    config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
+    port: { type: 'string', arg: 'N', help: "the collector's port (default from the config, else 4318)" },
+  },
+  examples: ['beacon dashboard', 'beacon dashboard --open'],
+} as const satisfies CommandSpec;
+
+/** The dashboard's URL for a collector config: loopback host, its port, and the token when one is set. */
+export function dashboardUrl(host: string, port: number, token?: string): string {
+  const h = ['0.0.0.0', '::'].includes(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+}
+
+export async function runDashboard(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const parsed = parseCommand(DASHBOARD_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const config = resolveCollectorConfig(
+    { file: readConfigFile(values.config, env), env: readEnv(env), flags: { port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port') } },
+    env,
+  );
+  const url = dashboardUrl(config.host, config.port, config.dashboardToken);
+  out(url);
+  const health = new URL('/health', url).toString();
+  const up = await fetch(health, { signal: AbortSignal.timeout(1500) }).then((r) => r.status < 500, () => false);
+  if (!up) err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")\n`);
+  if (values.open) openInBrowser(url);
+  return up ? 0 : 1;
+}
+
+function openInBrowser(url: string): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined); // no opener installed: the printed URL is still there
+  child.unref();
+}

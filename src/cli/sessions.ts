@@ -1,0 +1,115 @@
+import { resolveEventLogPath } from '../config/paths';
+import { BeaconError } from '../model/errors';
+import { formatDisplayTime } from '../model/time';
+import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
+import { UsagePricer } from '../pricing/usage-groups';
+import { SESSION_SORTS, listSessions, type SessionSort } from '../store/activity-query';
+import { parseCommand, type CommandSpec } from './args';
+import { formatTable, terminalWidth } from './format';
+import { openLogForReading, timeRange } from './log-access';
+import { writeLine } from './output';
+
+export const SESSIONS_COMMAND = {
+  name: 'beacon sessions',
+  usage: '[--log PATH] [--since T] [--until T] [--repository DIR] [--model M] [--sort KEY] [--limit N] [--json] [--utc]',
+  description: `Lists agent sessions, newest first: start, end, duration, repository, models, model calls, tool
+calls (one per call, however many collection paths saw it), failed and denied calls, tokens, and the
+cost goose reported beside Beacon's list-price estimate. T is a date, a time or a duration back from
+now, as for beacon events. The same query the dashboard's Sessions page runs.`,
+  options: {
+    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    since: { type: 'string', arg: 'T', help: 'sessions with events at or after T' },
+    until: { type: 'string', arg: 'T', help: 'sessions with events before T' },
+    repository: { type: 'string', arg: 'DIR', help: 'only sessions in this repository (working directory, as recorded)' },
+    model: { type: 'string', arg: 'M', help: 'only sessions with a call of this model' },
+    sort: { type: 'string', arg: 'KEY', help: `order by ${SESSION_SORTS.join(', ')} (default end)` },
+    limit: { type: 'string', arg: 'N', help: 'at most N sessions (default 50)' },
+    json: { type: 'boolean', help: 'one JSON object per session' },
+    utc: { type: 'boolean', help: 'print times in UTC instead of the local zone' },
+  },
+  examples: ['beacon sessions --since 7d', 'beacon sessions --repository ~/src/app --sort tokens', 'beacon sessions --json | jq .id'],
+} as const satisfies CommandSpec;
+
+const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
+
+function duration(ns: bigint): string {
+  const s = Number(ns / 1_000_000_000n);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
+  const parsed = parseCommand(SESSIONS_COMMAND, argv, out);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const utc = values.utc === true;
+  const { sinceNs, untilNs } = timeRange(values.since, values.until, utc);
+  const sort = (values.sort ?? 'end') as SessionSort;
+  if (!SESSION_SORTS.includes(sort)) throw new BeaconError('usage', `--sort must be one of ${SESSION_SORTS.join(', ')}, got ${values.sort}`);
+  if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) throw new BeaconError('usage', `--limit must be a whole number above 0, got ${values.limit}`);
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  const path = resolveEventLogPath(values.log, env);
+  const log = openLogForReading(path);
+  if (!log) {
+    if (!values.json) out(`no sessions yet: ${path} does not exist (is the collector running? see beacon doctor)`);
+    return 0;
+  }
+  try {
+    const page = listSessions(log.db, { sinceNs, untilNs, repository: values.repository, model: values.model }, { sort, desc: true, limit });
+    const pricer = new UsagePricer(loadCatalog(), loadOverrides(overridesPath(env)));
+    const rows = page.sessions.map((s) => {
+      const cost = pricer.total(s.usage);
+      const d = s.detail;
+      const toolCalls = d ? Object.values(d.toolCalls).reduce((a, b) => a + b, 0) : 0;
+      return {
+        id: s.id,
+        start: formatDisplayTime(s.firstNs, utc),
+        end: formatDisplayTime(s.lastNs, utc),
+        duration_s: Number((s.lastNs - s.firstNs) / 1_000_000_000n),
+        harness: s.harness,
+        repository: s.repository,
+        branch: s.branch,
+        models: [...new Set(s.usage.map((u) => u.model ?? '(no model)'))],
+        model_calls: s.modelCalls,
+        tool_calls: toolCalls,
+        tool_calls_by_kind: d?.toolCalls ?? {},
+        failed_calls: d?.failedCalls ?? 0,
+        denied_calls: d?.deniedCalls ?? 0,
+        prompts: d?.prompts ?? 0,
+        collection_methods: d?.methods ?? [],
+        tokens: { input: cost.input, output: cost.output, cache_read: cost.cacheRead, cache_write: cost.cacheWrite },
+        reported_cost_usd: cost.reportedCost,
+        estimated_cost_usd: cost.estimatedCost,
+        unpriced_models: cost.unpricedModels,
+        _durationNs: s.lastNs - s.firstNs,
+      };
+    });
+    if (values.json) {
+      for (const { _durationNs, ...r } of rows) await writeLine(JSON.stringify(r)); // eslint-disable-line @typescript-eslint/no-unused-vars
+      return 0;
+    }
+    if (rows.length === 0) {
+      out('no sessions match');
+      return 0;
+    }
+    const header = ['SESSION', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
+    const table = formatTable(
+      [
+        header,
+        ...rows.map((r) => [
+          r.id, r.start, duration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
+          `${r.model_calls}/${r.tool_calls}`, `${r.failed_calls}/${r.denied_calls}`,
+          `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}`,
+          `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}`,
+        ]),
+      ],
+      terminalWidth(env),
+    );
+    for (const line of table.split('\n')) await writeLine(line);
+    if (page.total > rows.length) out(`${rows.length} of ${page.total} sessions shown (--limit)`);
+    return 0;
+  } finally {
+    log.close();
+  }
+}

@@ -1,0 +1,28 @@
+import type Database from 'better-sqlite3';
+import type { Catalog, Overrides } from '../pricing/catalog';
+import type { SessionDetailCache } from '../store/activity-query';
+import type { UsageRollup } from '../store/usage-rollup';
+
+/** What a page needs: a read-only connection to the log, the prices, the collector's health, and the clock. */
+export interface DashboardContext {
+  db: Database.Database;
+  /** model-call usage, kept up to date in memory (never a read of the whole usage index per request) */
+  usage: UsageRollup;
+  sessionDetails: SessionDetailCache;
+  logPath: string;
+  catalog: Catalog;
+  overrides?: Overrides;
+  /** the `GET /health` document of this collector */
+  health(): Promise<Record<string, unknown>>;
+  retention: { maxAgeDays: number; maxBytes: number };
+  nowMs: number;
+}
+
+/** A page's query string, as fastify parsed it: repeated keys arrive as arrays; pages read the first. */
+export type Query = Record<string, string | string[] | undefined>;
+
+export function param(q: Query, key: string): string | undefined {
+  const v = q[key];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s.trim() === '' ? undefined : s.trim();
+}

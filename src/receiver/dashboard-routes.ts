@@ -1,0 +1,151 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Database from 'better-sqlite3';
+import { clientScript, stylesheet } from '../dashboard/assets';
+import type { DashboardContext, Query } from '../dashboard/context';
+import { param } from '../dashboard/context';
+import { changes, notFoundPage, PAGES, renderPage } from '../dashboard/pages';
+import { eventSearchOf } from '../dashboard/pages/events';
+import { SECURITY_HEADERS } from '../dashboard/security';
+import { BeaconError } from '../model/errors';
+import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
+import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
+import { EventLog } from '../store/event-log';
+import { UsageRollup } from '../store/usage-rollup';
+import { exportLine } from '../store/jsonl-export';
+
+export interface DashboardOptions {
+  /** the event log; the dashboard reads it on its own read-only connection */
+  logPath: string;
+  /** when set, every dashboard request must carry it (shared machines): `?token=` once, then a cookie */
+  token?: string;
+  retention: { maxAgeDays: number; maxBytes: number };
+  env: NodeJS.ProcessEnv;
+}
+
+const COOKIE = 'beacon_dashboard';
+const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/**
+ * The read-only dashboard on the collector's own listener: GET pages, two static files, a change
+ * poll and a JSONL download. Every response carries the strict security headers; the Host guard
+ * (host-guard.ts) has already refused foreign hosts before any of this runs.
+ */
+export function registerDashboard(app: FastifyInstance, options: DashboardOptions): void {
+  let log: EventLog | undefined;
+  let usage: UsageRollup | undefined;
+  const sessionDetails: SessionDetailCache = new Map();
+  const db = (): Database.Database => {
+    // Opened on first use: the collector creates the log before listening, so it exists by then.
+    if (!log) {
+      log = EventLog.open(options.logPath, { readonly: true });
+      usage = new UsageRollup(log.db);
+    }
+    return log.db;
+  };
+  const catalog = loadCatalog();
+  const overrides = (() => {
+    try {
+      return loadOverrides(overridesPath(options.env));
+    } catch {
+      return undefined; // a broken overrides file leaves models unpriced here; token-usage names the error
+    }
+  })();
+  const context = (): DashboardContext => ({
+    db: db(),
+    usage: usage!,
+    sessionDetails,
+    logPath: options.logPath,
+    catalog,
+    overrides,
+    retention: options.retention,
+    nowMs: Date.now(),
+    health: async () => {
+      const r = await app.inject({ method: 'GET', url: '/health', headers: { host: '127.0.0.1' } });
+      try {
+        return JSON.parse(r.body) as Record<string, unknown>;
+      } catch {
+        return { status: 'unavailable' };
+      }
+    },
+  });
+  app.addHook('onClose', async () => log?.close());
+
+  const guard = async (req: FastifyRequest, reply: FastifyReply) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+    if (options.token === undefined || options.token === '') return;
+    const q = req.query as Query;
+    const offered = param(q, 'token');
+    if (offered !== undefined && same(offered, options.token)) {
+      // Once: the token moves into a cookie scripts cannot read and other sites never send.
+      const url = new URL(req.url, 'http://x');
+      url.searchParams.delete('token');
+      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`);
+      return reply.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ') && same(auth.slice(7), options.token)) return;
+    const cookie = cookieValue(req.headers.cookie, COOKIE);
+    if (cookie !== undefined && same(cookie, options.token)) return;
+    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
+  };
+
+  for (const [path, page] of Object.entries(PAGES)) {
+    app.get(path, { onRequest: guard }, async (req, reply) => {
+      const r = await renderPage(page, context(), req.query as Query);
+      return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
+    });
+  }
+  app.get('/assets/app.js', { onRequest: guard }, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(clientScript()));
+  app.get('/assets/app.css', { onRequest: guard }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(stylesheet()));
+  app.get('/api/changes', { onRequest: guard }, async (req) => changes(context(), req.query as Query));
+  app.get('/events.jsonl', { onRequest: guard }, async (req, reply) => {
+    const { search, error } = eventSearchOf(req.query as Query, Date.now());
+    if (error) throw new BeaconError('bad_data', error);
+    const d = db();
+    // Chunks of 2,000 events with a turn of the event loop between them: ingest goes on during a long download.
+    async function* lines() {
+      for (const chunk of iterateEvents(d, search)) {
+        yield chunk.map((e) => `${exportLine(e.seq, e.record)}\n`).join('');
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    return reply
+      .type('application/x-ndjson; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="beacon-events.jsonl"')
+      .send(Readable.from(lines()));
+  });
+  // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
+  for (const path of [...Object.keys(PAGES).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
+    app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
+  }
+}
+
+/** A 404 for a browser is a page, not a google.rpc.Status. */
+export function dashboardNotFound(req: FastifyRequest, reply: FastifyReply): boolean {
+  if (req.method !== 'GET' || !(req.headers.accept ?? '').includes('text/html')) return false;
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+  void reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(req.url.split('?')[0]!));
+  return true;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}

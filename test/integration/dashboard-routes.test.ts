@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildReceiver } from '../../src/receiver/server';
+import { EventLog } from '../../src/store/event-log';
+import { EventLogWriter } from '../../src/store/event-log-writer';
+import type { EventRow } from '../../src/store/row';
+import { joinToolCalls, searchEvents, type StoredActivity } from '../../src/store/activity-query';
+import { queryUsage } from '../../src/store/usage-query';
+import { UsageRollup } from '../../src/store/usage-rollup';
+import { runBeacon } from '../helpers/daemon';
+import { tempDir } from '../helpers/paths';
+
+const T0 = BigInt(Date.now() - 3_600_000) * 1_000_000n;
+const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>javascript:alert(3)\u001b[31m';
+
+function row(i: number, over: Partial<EventRow> & { rec?: Record<string, unknown> }): EventRow {
+  const action = over.action ?? 'command.executed';
+  const record = JSON.stringify({ timestamp: 'x', event: { action, id: `e${i}` }, harness: { name: 'goose', collection_method: over.method ?? 'hook' }, session: { id: over.sessionId ?? 's1' }, ...over.rec });
+  return {
+    id: `e${i}`, tsNs: T0 + BigInt(i) * 1_000_000_000n, harness: 'goose', method: 'hook', action, sessionId: 's1', traceId: null, spanId: null, parentSpanId: null, toolCallId: null,
+    model: null, provider: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null, reasoningTokens: null, costUsd: null, dropIfChatChildStored: false,
+    ...over, record,
+  };
+}
+
+async function app(log: string, extra: { token?: string; allowedHosts?: string[] } = {}): Promise<{ app: FastifyInstance; writer: EventLogWriter }> {
+  const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
+  const r = buildReceiver({
+    writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
+    dashboard: { logPath: log, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
+  });
+  return { app: r.app, writer };
+}
+
+describe('dashboard routes (fastify inject)', () => {
+  const log = join(tempDir('dash-'), 'events.db');
+  let server: FastifyInstance;
+  let writer: EventLogWriter;
+  before(async () => {
+    const l = EventLog.open(log);
+    const rows: EventRow[] = [];
+    for (let i = 0; i < 120; i++) rows.push(row(i, { rec: { command: { command: `make step${i}`, exit_code: i === 7 ? 2 : 0 } } }));
+    rows.push(row(200, { action: 'prompt.submitted', rec: { prompt: { text: HOSTILE }, repository: `/home/a/${HOSTILE}` } }));
+    rows.push(row(201, { action: 'tool.invoked', toolCallId: 'c1', rec: { command: { command: HOSTILE } } }));
+    rows.push(row(202, { action: 'approval.denied', toolCallId: 'c1', rec: { policy: { decision: 'deny', reason: HOSTILE } } }));
+    rows.push(row(203, { action: 'file.modified', method: 'otlp', sessionId: 's2', rec: { file: { path: `a/${HOSTILE}`, diff: `--- a\n+++ b\n@@ -1 +1 @@\n-x\n+${HOSTILE}\n` } } }));
+    rows.push(row(204, { action: 'model.invoked', method: 'otlp', sessionId: 's2', model: 'gpt-5.4', provider: 'openai', inputTokens: 1000, outputTokens: 10, rec: { model: 'gpt-5.4' } }));
+    l.append(rows);
+    l.close();
+    ({ app: server, writer } = await app(log));
+  });
+  after(async () => {
+    await server.close();
+    await writer.close();
+  });
+
+  const get = (url: string, headers: Record<string, string> = {}) => server.inject({ method: 'GET', url, headers: { host: '127.0.0.1:4318', accept: 'text/html', ...headers } });
+
+  it('a foreign Host is refused on every route — OTLP, health, dashboard — with a 403 naming the setting', async () => {
+    for (const [method, url] of [['POST', '/v1/traces'], ['POST', '/v1/logs'], ['GET', '/health'], ['GET', '/'], ['GET', '/events'], ['GET', '/assets/app.js']] as const) {
+      const r = await server.inject({ method, url, headers: { host: 'evil.example:4318', 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
+      assert.equal(r.statusCode, 403, `${method} ${url}`);
+      assert.match(r.body, /allowedHosts/);
+    }
+    // A rebinding page posting spans stores nothing.
+    const before = EventLog.open(log, { readonly: true });
+    const n = before.count();
+    const spans = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'chat', startTimeUnixNano: '1', endTimeUnixNano: '2', attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }] }] }] }] };
+    const r = await server.inject({ method: 'POST', url: '/v1/traces', headers: { host: 'evil.example', 'content-type': 'application/json' }, payload: JSON.stringify(spans) });
+    assert.equal(r.statusCode, 403);
+    assert.equal(before.count(), n);
+    before.close();
+    assert.equal(JSON.parse((await get('/health')).body).host_refused, 7, 'refusals are counted in /health');
+  });
+
+  it('loopback names and configured hosts are accepted', async () => {
+    for (const host of ['127.0.0.1:4318', 'localhost:4318', 'LOCALHOST', '[::1]:4318', 'beacon.localhost:4318', '127.0.0.2']) {
+      assert.equal((await get('/health', { host })).statusCode, 200, host);
+    }
+    const other = await app(join(tempDir('dash-'), 'events.db'), { allowedHosts: ['devbox.lan'] });
+    assert.equal((await other.app.inject({ url: '/health', headers: { host: 'devbox.lan:4318' } })).statusCode, 200);
+    assert.equal((await other.app.inject({ url: '/health', headers: { host: 'devbox.lan.evil.example' } })).statusCode, 403);
+    await other.app.close();
+    await other.writer.close();
+  });
+
+  it('every page: 200, strict CSP without upgrade-insecure-requests, no CORS, nosniff, no inline script', async () => {
+    for (const url of ['/', '/sessions', '/session?id=s1', '/events', '/tokens', '/assets/app.js', '/assets/app.css', '/api/changes?since=0']) {
+      const r = await get(url, { origin: 'http://evil.example' });
+      assert.equal(r.statusCode, 200, url);
+      const csp = String(r.headers['content-security-policy']);
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /upgrade-insecure-requests|unsafe-inline|unsafe-eval|https?:/);
+      assert.equal(r.headers['access-control-allow-origin'], undefined);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff');
+      if (String(r.headers['content-type']).startsWith('text/html')) {
+        assert.deepEqual([...r.body.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]), ['<script type="module" src="/assets/app.js">'], url);
+        const tags = [...r.body.matchAll(/<[a-z][^>]*>/gi)].map((m) => m[0]);
+        assert.deepEqual(tags.filter((t) => /\s(style|on[a-z]+)=/i.test(t)), [], url);
+      }
+    }
+  });
+
+  it('recorded strings are escaped: markup inert, terminal escapes visible', async () => {
+    for (const url of ['/session?id=s1', '/session?id=s2', '/events', '/sessions?since=all', '/events?q=alert']) {
+      const r = await get(url);
+      assert.doesNotMatch(r.body, /<script>alert|<img src=x|\u001b/, url);
+      assert.match(r.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&gt;&lt;img src=x onerror=alert\(2\)&gt;javascript:alert\(3\)␛\[31m/, url);
+    }
+  });
+
+  it('the timeline joins a call: the pre-tool observation and the policy verdict in one denied row', async () => {
+    const r = await get('/session?id=s1');
+    assert.equal([...r.body.matchAll(/data-call-id="c1"/g)].length, 1);
+    assert.match(r.body, /Denied by policy/);
+  });
+
+  it('events: newest first, 50 a page, the cursor continues without overlap or gap', async () => {
+    const seen: string[] = [];
+    let url = '/events?action=command.executed';
+    for (let page = 0; page < 5 && url; page++) {
+      const r = await get(url);
+      seen.push(...[...r.body.matchAll(/<code>make step(\d+)<\/code>/g)].map((m) => m[1]!));
+      const next = /href="(\/events\?[^"]*before=[^"]*)" rel="next"/.exec(r.body);
+      url = next ? next[1]!.replace(/&amp;/g, '&') : '';
+    }
+    assert.deepEqual(seen, Array.from({ length: 120 }, (_, i) => String(119 - i)));
+  });
+
+  it('filters from the URL: action, text, collection path, session, sessions by repository and model', async () => {
+    const denied = await get('/events?action=approval.denied');
+    assert.equal([...denied.body.matchAll(/<tr data-seq=/g)].length, 1);
+    const q = await get('/events?q=STEP11');
+    assert.deepEqual([...q.body.matchAll(/<code>make (step\d+)<\/code>/g)].map((m) => m[1]), ['step119', 'step118', 'step117', 'step116', 'step115', 'step114', 'step113', 'step112', 'step111', 'step110', 'step11']);
+    const otlp = await get('/events?method=otlp');
+    assert.equal([...otlp.body.matchAll(/<tr data-seq=/g)].length, 2);
+    const s2 = await get('/events?session=s2');
+    assert.equal([...s2.body.matchAll(/<tr data-seq=/g)].length, 2);
+    const byModel = await get('/sessions?since=all&model=gpt-5.4');
+    assert.deepEqual([...byModel.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s2']);
+    const byRepo = await get(`/sessions?since=all&repository=${encodeURIComponent(`/home/a/${HOSTILE}`)}`);
+    assert.deepEqual([...byRepo.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s1']);
+    const bad = await get('/events?since=yesterday');
+    assert.equal(bad.statusCode, 400);
+  });
+
+  it('the JSONL download holds exactly the filtered events, as runtime.jsonl lines', async () => {
+    const r = await get('/events.jsonl?action=command.executed&q=step1');
+    assert.match(String(r.headers['content-disposition']), /attachment/);
+    const lines = r.body.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 31); // step1, step10–19, step100–119
+    assert.ok(lines.every((l) => typeof l.sequence === 'number' && l.event.action === 'command.executed'));
+  });
+
+  it('read-only: other methods get 405; an unknown page is a 404 page with the same headers', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE'] as const) assert.equal((await server.inject({ method, url: '/sessions', headers: { host: 'localhost' } })).statusCode, 405);
+    const r = await get('/nope');
+    assert.equal(r.statusCode, 404);
+    assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
+  });
+
+  it('with a token: refused without it, ?token= once sets an HttpOnly SameSite=Strict cookie, the cookie then suffices', async () => {
+    const t = await app(log, { token: 'sekrit-123' });
+    const h = { host: 'localhost:4318' };
+    assert.equal((await t.app.inject({ url: '/sessions', headers: h })).statusCode, 403);
+    assert.equal((await t.app.inject({ url: '/sessions?token=wrong', headers: h })).statusCode, 403);
+    const r = await t.app.inject({ url: '/sessions?since=7d&token=sekrit-123', headers: h });
+    assert.equal(r.statusCode, 303);
+    assert.equal(r.headers.location, '/sessions?since=7d');
+    assert.match(String(r.headers['set-cookie']), /^beacon_dashboard=sekrit-123; Path=\/; HttpOnly; SameSite=Strict$/);
+    assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: 'beacon_dashboard=sekrit-123' } })).statusCode, 200);
+    assert.equal((await t.app.inject({ url: '/api/changes', headers: { ...h, authorization: 'Bearer sekrit-123' } })).statusCode, 200);
+    assert.equal((await t.app.inject({ url: '/api/changes', headers: h })).statusCode, 403);
+    await t.app.close();
+    await t.writer.close();
+  });
+});
+
+describe('activity query layer', () => {
+  const ev = (seq: number, method: string, action: string, callId: string | null): StoredActivity => ({ seq: BigInt(seq), tsNs: BigInt(seq), method, action, toolCallId: callId, record: '{}' });
+
+  it('joins observations by call id into one row at the first, naming who saw it, and flags a pre-tool with no result', () => {
+    const items = joinToolCalls([
+      ev(1, 'hook', 'prompt.submitted', null), ev(2, 'hook', 'tool.invoked', 'a'), ev(3, 'otlp', 'command.executed', 'a'), ev(4, 'hook', 'command.executed', 'a'),
+      ev(5, 'hook', 'tool.invoked', 'b'), ev(6, 'stream', 'file.read', 'c'),
+    ]);
+    assert.deepEqual(items.map((i) => (i.kind === 'tool_call' ? `${i.callId}:${i.seenBy.join('+')}:${i.unfinished}` : i.event.action)), [
+      'prompt.submitted', 'a:pre-tool+otlp+post-tool:false', 'b:pre-tool:true', 'c:stream:false',
+    ]);
+  });
+
+  it('a search under a row budget stops, says so, and continues from where it stopped', () => {
+    const l = EventLog.open(join(tempDir('dash-'), 'events.db'));
+    l.append(Array.from({ length: 300 }, (_, i) => row(i, { action: i === 5 ? 'approval.denied' : 'command.executed' })));
+    const first = searchEvents(l.db, { action: 'approval.denied' }, { budget: 100 });
+    assert.deepEqual([first.events.length, first.scanned, first.budgetExhausted], [0, 100, true]);
+    const rest = searchEvents(l.db, { action: 'approval.denied' }, { before: first.next, budget: 1000 });
+    assert.deepEqual(rest.events.map((e) => e.seq), [6n]);
+    assert.equal(rest.next, undefined);
+    l.close();
+  });
+});
+
+describe('usage rollup', () => {
+  it('answers what queryUsage answers, after appends and after retention removed the oldest events', () => {
+    const l = EventLog.open(join(tempDir('dash-'), 'events.db'));
+    const HOUR = 3_600_000_000_000n;
+    const call = (i: number) => row(1000 + i, {
+      action: 'model.invoked', method: 'otlp', sessionId: `s${i % 3}`, model: ['gpt-5.4', 'claude-sonnet-4-5-20250929'][i % 2]!, provider: ['openai', 'anthropic'][i % 2]!,
+      tsNs: T0 - 48n * HOUR + BigInt(i) * HOUR / 3n, inputTokens: 100 + i, outputTokens: 10, cacheReadTokens: i % 2 ? 250_000 : 5, cacheCreationTokens: 1, costUsd: i % 5 === 0 ? 0.01 : null,
+    });
+    l.append(Array.from({ length: 60 }, (_, i) => call(i)));
+    const rollup = new UsageRollup(l.db);
+    // Sums of floats in another order differ in the last bits: costs compare to 1e-9.
+    const sorted = (rows: ReturnType<typeof queryUsage>) =>
+      rows.map((r) => ({ ...r, reportedCost: r.reportedCost === null ? null : Math.round(r.reportedCost * 1e9) / 1e9 })).sort((a, b) => `${a.grp}|${a.model}`.localeCompare(`${b.grp}|${b.model}`));
+    const same = (what: string) => {
+      for (const by of ['session', 'model', 'provider', 'day', 'hour'] as const) {
+        for (const f of [{}, { sinceNs: (T0 / HOUR - 24n) * HOUR } /* windows resolve to whole hours */, { sessionId: 's1' }, { model: 'gpt' }]) {
+          assert.deepEqual(sorted(rollup.query(f, by)), sorted(queryUsage(l.db, f, by)), `${what} ${by} ${JSON.stringify(f, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+        }
+      }
+    };
+    same('built');
+    l.append(Array.from({ length: 30 }, (_, i) => call(60 + i)));
+    same('after appends');
+    l.db.prepare('DELETE FROM events WHERE seq <= 10').run();
+    same('after retention');
+    l.close();
+  });
+});
+
+describe('beacon dashboard', () => {
+  it('prints the loopback URL, and says when no collector answers there', () => {
+    const r = runBeacon(['dashboard', '--port', '1', '--config', '/dev/null/none'], { HOME: tempDir() });
+    assert.notEqual(r.status, 0); // a named config file that cannot be read fails, naming it
+    assert.match(r.stderr, /\/dev\/null\/none/);
+    const s = runBeacon(['dashboard', '--port', '9'], { HOME: tempDir(), BEACON_DASHBOARD_TOKEN: 'a b' });
+    assert.equal(s.stdout, 'http://127.0.0.1:9/?token=a%20b\n');
+    assert.match(s.stderr, /no collector answers at http:\/\/127\.0\.0\.1:9/);
+    assert.equal(s.status, 1);
+  });
+});

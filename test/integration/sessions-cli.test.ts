@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { jsonl, runBeacon } from '../helpers/daemon';
+import { runHookSync } from '../helpers/hooks';
+import { tempDir } from '../helpers/paths';
+
+describe('beacon sessions', () => {
+  it('one line per session: repository, tool calls counted once per call, failures and denials', () => {
+    const log = join(tempDir('sessions-'), 'events.db');
+    const call = (id: string, command: string, session = 'ses_a') => ({ event: 'PreToolUse', session_id: session, matcher_context: 'shell', tool_call_id: id, tool_name: 'shell', tool_input: { command }, working_dir: '/home/alice/proj' });
+    runHookSync(log, 'prompt-submit', { event: 'UserPromptSubmit', session_id: 'ses_a', message: 'fix it' });
+    runHookSync(log, 'pre-tool', call('c1', 'ls'));
+    runHookSync(log, 'post-tool', { ...call('c1', 'ls'), event: 'PostToolUse' });
+    runHookSync(log, 'pre-tool', call('c2', 'cargo test'));
+    runHookSync(log, 'post-tool', { ...call('c2', 'cargo test'), event: 'PostToolUseFailure' });
+    runHookSync(log, 'pre-tool-result', { ...call('c3', 'rm -rf /'), event: 'PreToolUseResult', decision: 'deny', blocked_by: 'guard', reason: 'no' });
+    runHookSync(log, 'prompt-submit', { event: 'UserPromptSubmit', session_id: 'ses_b', message: '\u001b[31mred\u001b[0m' });
+
+    const r = runBeacon(['sessions', '--log', log, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const rows = jsonl(r.stdout);
+    assert.deepEqual(rows.map((s) => s.id).sort(), ['ses_a', 'ses_b']);
+    const a = rows.find((s) => s.id === 'ses_a');
+    assert.equal(a.repository, '/home/alice/proj');
+    assert.equal(a.failed_calls, 1);
+    assert.equal(a.denied_calls, 1);
+    assert.ok(a.tool_calls >= 2, `tool calls ${a.tool_calls}`);
+    assert.equal(a.prompts, 1);
+
+    const table = runBeacon(['sessions', '--log', log], { COLUMNS: '200' });
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /^SESSION\s+START/m);
+    assert.match(table.stdout, /ses_a .*\/home\/alice\/proj/);
+    assert.ok(!table.stdout.includes('\u001b'), 'no escape sequence reaches the terminal');
+  });
+
+  it('a missing log is a message, bad flags are usage errors', () => {
+    const log = join(tempDir('sessions-'), 'none.db');
+    const r = runBeacon(['sessions', '--log', log]);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /no sessions yet/);
+    assert.equal(runBeacon(['sessions', '--log', log, '--sort', 'cost']).status, 2);
+    assert.equal(runBeacon(['sessions', '--help']).status, 0);
+  });
+});
