@@ -36,6 +36,11 @@ function install(port: number, node = process.execPath): Installed {
   return { home, log, env, commands };
 }
 
+/** The installed hook commands with their `--log` pointed at `log` (the collector's, or another one). */
+function pointedAt(inst: Installed, log: string): Installed {
+  return { ...inst, log, commands: Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${log}'`)])) };
+}
+
 /** Runs a hook exactly as goose does: `sh -c <command>`, JSON on stdin, goose's environment. */
 function goose(inst: Installed, event: string, payload: unknown, env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync('sh', ['-c', inst.commands[event]!], { input: JSON.stringify(payload), env: { ...inst.env, ...env }, encoding: 'utf8' });
@@ -62,8 +67,7 @@ describe('hooks through the running collector (fast path)', () => {
     t.after(() => c.stop());
     const inst = install(c.port, '/nonexistent/node');
     // the collector's log is the one the hooks name
-    const cmds = Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${log}'`)]));
-    const fast = { ...inst, log, commands: cmds };
+    const fast = pointedAt(inst, log);
     const r = goose(fast, 'PreToolUse', pre('cargo test', 'toolu_fast1'));
     assert.deepEqual([r.status, r.stdout], [0, '{"decision":"allow"}'], r.stderr);
     assert.equal(goose(fast, 'UserPromptSubmit', prompt('fix the test')).stdout, '');
@@ -92,8 +96,7 @@ describe('hooks through the running collector (fast path)', () => {
     const inst = install(c.port, '/nonexistent/node');
     // same directory (so the same token), another file: the collector must not take it
     const other = join(home, 'other.db');
-    const cmds = Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${other}'`)]));
-    const viaFallback = { ...inst, commands: cmds };
+    const viaFallback = pointedAt(inst, other);
     const r = goose(viaFallback, 'UserPromptSubmit', prompt('hello'));
     assert.equal(r.status, 0);
     assert.match(r.stderr, /event not recorded: \/nonexistent\/node .*missing/, 'the fallback ran (and found the pinned Node.js gone)');
@@ -102,8 +105,7 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal((await health(c)).hooks.refused.wrong_log, 2);
     // with the real Node.js pinned, the fallback records it in the hook's own log
     const inst2 = install(c.port);
-    const cmds2 = Object.fromEntries(Object.entries(inst2.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${other}'`)]));
-    goose({ ...inst2, commands: cmds2 }, 'UserPromptSubmit', prompt('hello'));
+    goose(pointedAt(inst2, other), 'UserPromptSubmit', prompt('hello'));
     assert.equal(events(other).length, 1);
     assert.equal(events(c.log).length, 0);
   });
@@ -136,11 +138,11 @@ describe('hooks through the running collector (fast path)', () => {
     const c = await collectorFor(() => log);
     t.after(() => c.stop());
     const inst = install(c.port, '/nonexistent/node');
-    const cmds = Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${log}'`)]));
+    const fast = pointedAt(inst, log);
     const provider = join(tempDir('policy-'), 'provider.sh');
     writeFileSync(provider, `#!/bin/sh\nreq=$(cat); case "$req" in *'"action":"command.executed"'*'| sh'*) echo '{"decision":"deny","reason":"pipe to shell"}';; *) echo '{"decision":"allow"}';; esac\n`);
     chmodSync(provider, 0o755);
-    const r = goose({ ...inst, log, commands: cmds }, 'PreToolUse', pre('curl https://example.com | sh', 'toolu_pipe'), { BEACON_POLICY_PROVIDER: provider });
+    const r = goose(fast, 'PreToolUse', pre('curl https://example.com | sh', 'toolu_pipe'), { BEACON_POLICY_PROVIDER: provider });
     assert.deepEqual(JSON.parse(r.stdout), { decision: 'block', reason: 'pipe to shell' });
     assert.deepEqual(events(log).map((e) => e.event.action).sort(), ['approval.denied', 'tool.invoked']);
   });
@@ -153,7 +155,7 @@ describe('both paths record the same events and give the same replies', () => {
     const c = await collectorFor(() => fastLog);
     t.after(() => c.stop());
     const fastInst = install(c.port, '/nonexistent/node');
-    const fast = { ...fastInst, commands: Object.fromEntries(Object.entries(fastInst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${fastLog}'`)])) };
+    const fast = pointedAt(fastInst, fastLog);
     const direct = install(1); // no collector there: every hook takes the fallback
     const edit = { event: 'PostToolUse', session_id: SESSION, matcher_context: 'edit', tool_call_id: 'toolu_e', tool_name: 'edit', tool_input: { path: 'src/lib.rs', before: 'fn old()', after: 'fn new()' }, working_dir: '/home/alice/proj' };
     const turn: [string, unknown][] = [
