@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
-import { formatDisplayTime } from '../model/time';
+import { formatDisplayTime, formatDuration } from '../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { UsagePricer } from '../pricing/usage-groups';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../store/activity-query';
@@ -31,13 +31,6 @@ now, as for beacon events. The same query the dashboard's Sessions page runs.`,
 } as const satisfies CommandSpec;
 
 const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
-
-function duration(ns: bigint): string {
-  const s = Number(ns / 1_000_000_000n);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
 
 export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
   const parsed = parseCommand(SESSIONS_COMMAND, argv, out);
@@ -98,7 +91,7 @@ export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (
       [
         header,
         ...rows.map((r) => [
-          r.id, r.start, duration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
+          r.id, r.start, formatDuration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
           `${r.model_calls}/${r.tool_calls}`, `${r.failed_calls}/${r.denied_calls}`,
           `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}`,
           `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}`,

@@ -8,13 +8,8 @@ export function isoTime(ns: bigint): string {
   return new Date(Number(ns / 1_000_000n)).toISOString();
 }
 
-export function fmtDuration(ns: bigint): string {
-  const s = Number(ns / 1_000_000n) / 1000;
-  if (s < 1) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
-}
+/** Shared with the CLI: one way to say how long something took. */
+export { formatDuration as fmtDuration } from '../model/time';
 
 export const fmtInt = (n: number): string => n.toLocaleString('en-US');
 

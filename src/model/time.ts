@@ -104,3 +104,12 @@ export function calendarLabel(ms: number, by: Calendar, utc = false): string {
     }
   }
 }
+
+/** A duration for people: `850 ms`, `4.2 s`, `3 min 5 s`, `2 h 10 min` (the dashboard and the CLI alike). */
+export function formatDuration(ns: bigint): string {
+  const s = Number(ns / 1_000_000n) / 1000;
+  if (s < 1) return `${Math.round(s * 1000)} ms`;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
