@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hookCommandLine } from '../src/setup/hooks-file';
 import { renderLauncher } from '../src/setup/install';
 import { startCollector } from '../test/helpers/daemon';
 import { HOOKS_BIN, tempDir } from '../test/helpers/paths';
@@ -55,8 +56,8 @@ export async function benchHookLauncher(runs = 40): Promise<Record<string, numbe
   const c = await startCollector({ log });
   const launcher = join(dir, 'beacon-hooks');
   writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN, c.url), { mode: 0o755 });
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const hookCmd = `${q(launcher)} --platform goose --log ${q(log)} --config '/nonexistent' pre-tool`;
+  // the command line `beacon install goose` writes into hooks.json, run as goose runs it
+  const hookCmd = hookCommandLine(launcher, log, '/nonexistent', 'pre-tool');
   const curlCmd = `curl -s -o /dev/null --noproxy '*' -H 'Content-Type: application/json' --data-binary @- ${c.url}/health`;
   const payload = (i: number) => JSON.stringify({ event: 'PreToolUse', session_id: 'bench', tool_call_id: `f${i}`, tool_name: 'developer__shell', tool_input: { command: 'cargo test' }, working_dir: dir });
   const bareCurl: number[] = [];

@@ -7,9 +7,20 @@ export function formatTimestamp(unixNano: bigint): string {
   return `${iso.slice(0, 19)}.${frac.padStart(9, '0')}Z`;
 }
 
-/** Wall clock with microsecond resolution (Date.now() alone would make same-millisecond events tie). */
+let lastNowNs = 0n;
+
+/**
+ * The wall clock, strictly increasing within a process: events stamped in the same millisecond keep
+ * their order one microsecond apart. Read from Date.now() on every call, never from a monotonic
+ * clock anchored at start: that one stops while a laptop sleeps, and a collector running for days
+ * would stamp hook events hours in the past after a suspend (and `performance` costs a hook process
+ * the perf_hooks modules). A clock stepped back more than a second is followed at once.
+ */
 export function nowUnixNano(): bigint {
-  return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e3)) * 1000n;
+  let ns = BigInt(Date.now()) * 1_000_000n;
+  if (ns <= lastNowNs && lastNowNs - ns < 1_000_000_000n) ns = lastNowNs + 1000n;
+  lastNowNs = ns;
+  return ns;
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
