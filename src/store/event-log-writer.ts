@@ -87,7 +87,8 @@ export class EventLogWriter {
   /** Checks (or creates) the log now, so a foreign or newer file fails the start, not the first export. */
   static async start(options: WriterOptions): Promise<EventLogWriter> {
     EventLog.open(options.path, { busyTimeoutMs: options.busyTimeoutMs }).close();
-    return new EventLogWriter({ idleMs: 30_000, checkpointRestartBytes: 32 * 1024 * 1024, ...options });
+    // 15 min: long enough that a hook after a pause in a goose session finds the threads warm (docs/ARCHITECTURE.md)
+    return new EventLogWriter({ idleMs: 15 * 60_000, checkpointRestartBytes: 32 * 1024 * 1024, ...options });
   }
 
   /** the event log file */
