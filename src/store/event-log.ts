@@ -26,6 +26,11 @@ export interface OpenOptions {
 export interface StoredRow {
   seq: bigint;
   tsNs: bigint;
+  /** the indexed columns a reader joins or filters on without parsing the record */
+  method: string;
+  action: string;
+  sessionId: string | null;
+  toolCallId: string | null;
   record: string;
 }
 
@@ -177,12 +182,13 @@ export class EventLog {
       params.push(filter.afterSeq);
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    let sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns, seq`;
+    const cols = 'seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record';
+    let sql = `SELECT ${cols} FROM events ${cond} ORDER BY ts_ns, seq`;
     if (filter.order === 'seq') {
-      sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
+      sql = `SELECT ${cols} FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
       if (filter.limit !== undefined) params.push(filter.limit);
     } else if (filter.limit !== undefined) {
-      sql = `SELECT * FROM (SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
+      sql = `SELECT * FROM (SELECT ${cols} FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
       params.push(filter.limit);
     }
     try {
