@@ -47,19 +47,21 @@ function complete(log: EventLog, rows: StoredRow[], filter: ListFilter, limited 
   }
   if (calls.size === 0) return rows;
   const have = new Set(rows.map((r) => r.seq));
-  const extra: StoredActivity[] = [];
-  // One read per session of its index range around the calls (events_session), the ids as a JSON array.
-  const cols = 'seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record';
+  // One read per session of its index range around the calls (events_session), the ids as a JSON
+  // array; it returns commit numbers alone, and only the records not in hand are read after it.
   const ids = 'tool_call_id IN (SELECT value FROM json_each(?))';
-  const inSession = log.db.prepare(`SELECT ${cols} FROM events WHERE session_id = ? AND ts_ns >= ? AND ts_ns <= ? AND ${ids}`).safeIntegers(true);
-  const noSession = log.db.prepare(`SELECT ${cols} FROM events WHERE session_id IS NULL AND ts_ns >= ? AND ts_ns <= ? AND ${ids}`).safeIntegers(true);
+  const inSession = log.db.prepare(`SELECT seq FROM events WHERE session_id = ? AND ts_ns >= ? AND ts_ns <= ? AND ${ids}`).pluck().safeIntegers(true);
+  const noSession = log.db.prepare(`SELECT seq FROM events WHERE session_id IS NULL AND ts_ns >= ? AND ts_ns <= ? AND ${ids}`).pluck().safeIntegers(true);
+  const missing: string[] = [];
   for (const [session, c] of calls) {
     const range = [c.lo - CALL_SPAN_NS, c.hi + CALL_SPAN_NS, JSON.stringify([...c.ids])];
-    const found = (session === null ? noSession.all(...range) : inSession.all(session, ...range)) as StoredActivity[];
-    for (const r of found) if (!have.has(r.seq) && isToolAction(r.action)) (have.add(r.seq), extra.push(r));
+    const found = (session === null ? noSession.all(...range) : inSession.all(session, ...range)) as bigint[];
+    for (const seq of found) if (!have.has(seq)) missing.push(String(seq));
   }
-  if (extra.length === 0) return rows;
-  return [...rows, ...extra].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  if (missing.length === 0) return rows;
+  const cols = 'seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record';
+  const extra = log.db.prepare(`SELECT ${cols} FROM events WHERE seq IN (SELECT value FROM json_each(?))`).safeIntegers(true).all(`[${missing.join(',')}]`) as StoredActivity[];
+  return [...rows, ...extra.filter((r) => isToolAction(r.action))].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
 }
 
 function firstOf(item: TimelineItem): StoredActivity {
