@@ -60,20 +60,33 @@ for arg do
   esac
   prev=$arg
 done
-# One key per invocation (this shell's pid and the second): events without an identity of their
-# own take their id from it, on whichever path records them.
-BEACON_HOOK_KEY="$$-$(date +%s)"
+# One key per invocation: events without an identity of their own take their id from it, on
+# whichever path records them. On Linux this shell's pid, start time (clock ticks since boot) and
+# the boot's id name this process uniquely, read without a fork; elsewhere the pid and the second.
+hook_key() {
+  if read -r stat </proc/$$/stat && read -r boot </proc/sys/kernel/random/boot_id; then
+    set -- \${stat##*) }
+    BEACON_HOOK_KEY="$$-\${20}-$boot"
+  else
+    BEACON_HOOK_KEY="$$-$(date +%s)"
+  fi
+} 2>/dev/null
+hook_key
 export BEACON_HOOK_KEY
-payload=$(cat; printf x)
-payload=\${payload%x}
+# Kept for the fallback. $(cat) drops trailing newlines: JSON whitespace, the same on both paths.
+payload=$(cat)
 token="\${log%/*}/hook-token"
 if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && command -v curl >/dev/null 2>&1; then
   case $prev in
     session-start|prompt-submit|pre-tool|pre-tool-result|post-tool|stop|session-end)
-      if reply=$(printf %s "$payload" | curl -sf --noproxy '*' --connect-timeout 1 --max-time 4 \
+      # The here-document feeds curl without a process for the writer (a pipe would need one).
+      if reply=$(curl -sf --noproxy '*' --connect-timeout 1 --max-time 4 \
         -H @"$token" -H 'Content-Type: application/json' -H "X-Beacon-Hook-Key: $BEACON_HOOK_KEY" \
         -H "X-Beacon-Log: $log" -H "X-Beacon-Policy-Provider: \${BEACON_POLICY_PROVIDER:-}" \
-        --data-binary @- "$url/v1/hooks/goose/$prev" 2>/dev/null); then
+        --data-binary @- "$url/v1/hooks/goose/$prev" 2>/dev/null <<BEACON_PAYLOAD
+$payload
+BEACON_PAYLOAD
+      ); then
         printf %s "$reply"
         exit 0
       fi ;;

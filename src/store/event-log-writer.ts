@@ -4,7 +4,7 @@ import { BeaconError } from '../model/errors';
 import { EventLog, type AppendResult } from './event-log';
 import type { EventRow } from './row';
 import { ThreadSupervisor, type ThreadError, type ThreadStatus } from './supervisor';
-import type { FromCheckpointer, FromWriter, ToWriter, WriterInit } from './writer-protocol';
+import type { FromCheckpointer, FromWriter, Synchronous, ToWriter, WriterInit } from './writer-protocol';
 
 export interface WriterOptions extends WriterInit {
   /** retire the writer and checkpointer threads after this long without exports (idle memory) */
@@ -26,6 +26,8 @@ export interface WriterHealth {
   /** the writer can take an append now (false while it backs off after a failure, or has given up) */
   canStore: boolean;
   checkpoints: { restarts: number; longestRestartMs: number };
+  /** appends acknowledged after their commit fsynced the WAL (exports), and without (hook events) */
+  acknowledged: { fsynced: number; unsynced: number };
   lastError?: ThreadError;
 }
 
@@ -71,6 +73,7 @@ export class EventLogWriter {
   private bytesPending = 0;
   private lastFailure?: ThreadError;
   private readonly checkpointStats = { restarts: 0, longestRestartMs: 0 };
+  private readonly acknowledged = { fsynced: 0, unsynced: 0 };
   readonly writerThread: ThreadSupervisor;
   readonly checkpointerThread = new ThreadSupervisor('checkpointer');
   /** how many times the writer thread was started (for tests and the health endpoint) */
@@ -112,11 +115,16 @@ export class EventLogWriter {
       queue: { exports: this.waiting.size, bytes: this.bytesPending },
       canStore: !this.closing && this.writerThread.state !== 'failed' && this.writerThread.waitMs() === 0,
       checkpoints: { ...this.checkpointStats },
+      acknowledged: { ...this.acknowledged },
       ...(this.lastFailure ? { lastError: { ...this.lastFailure } } : {}),
     };
   }
 
-  async append(rows: EventRow[]): Promise<AppendResult> {
+  /**
+   * Commits `rows`; `synchronous` overrides the writer's durability for this append (hook events
+   * ask for NORMAL, as the direct hook writer has: goose waits on them, an fsync each is felt).
+   */
+  async append(rows: EventRow[], options: { synchronous?: Synchronous } = {}): Promise<AppendResult> {
     if (this.closing) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     const wait = this.writerThread.waitMs();
     if (wait > 0) throw this.writerDown(wait);
@@ -138,7 +146,7 @@ export class EventLogWriter {
     const w = this.waiting.get(id);
     if (!w) return result; // rejected meanwhile
     w.generation = thread.generation;
-    thread.worker.postMessage({ type: 'append', id, rows } satisfies ToWriter);
+    thread.worker.postMessage({ type: 'append', id, rows, ...(options.synchronous ? { synchronous: options.synchronous } : {}) } satisfies ToWriter);
     return result;
   }
 
@@ -295,6 +303,7 @@ export class EventLogWriter {
     if (!w) return;
     if (msg.type === 'appended') {
       this.writerThread.healthy();
+      this.acknowledged[msg.synchronous === 'FULL' ? 'fsynced' : 'unsynced']++;
       w.resolve(msg.result);
     } else {
       w.reject(new BeaconError(msg.error.code, msg.error.message, { retryAfterSeconds: msg.error.retryAfterSeconds }));

@@ -15,6 +15,8 @@ export interface HealthReport {
   threads: { writer: ThreadStatus; checkpointer: ThreadStatus; retention: ThreadStatus };
   queue: { exports: number; bytes: number };
   checkpoints: { restarts: number; longestRestartMs: number };
+  /** appends acknowledged after an fsync of the WAL (OTLP exports) and without one (hook events) */
+  acknowledged: { fsynced: number; unsynced: number };
   lastError?: ThreadError;
   /** the same as queue.exports (kept for readers of the first /health) */
   pending_exports: number;
@@ -62,6 +64,7 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
     threads,
     queue: { exports: w.queue.exports, bytes: input.queueBytes ?? w.queue.bytes },
     checkpoints: w.checkpoints,
+    acknowledged: w.acknowledged,
     ...(lastError ? { lastError } : {}),
     pending_exports: w.queue.exports,
   };
@@ -70,7 +73,7 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
 
 function bareHealth(pending: number): WriterHealth {
   const idle = { state: 'idle' as const, restarts: 0 };
-  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending, bytes: 0 }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 } };
+  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending, bytes: 0 }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 }, acknowledged: { fsynced: 0, unsynced: 0 } };
 }
 
 function fileBytes(path: string): number {

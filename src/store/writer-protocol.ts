@@ -4,7 +4,8 @@ import type { EventRow } from './row';
 
 /** Messages between the collector's main thread and its SQLite writer thread. */
 export type ToWriter =
-  | { type: 'append'; id: number; rows: EventRow[] }
+  /** synchronous: this append's commit durability (absent: the writer's own, FULL by default) */
+  | { type: 'append'; id: number; rows: EventRow[]; synchronous?: Synchronous }
   /** 0: the checkpointer thread bounds the WAL; > 0: it cannot, the writer checkpoints itself every N pages */
   | { type: 'autocheckpoint'; pages: number }
   | { type: 'close' };
@@ -12,7 +13,8 @@ export type ToWriter =
 export type FromWriter =
   | { type: 'ready' }
   | { type: 'open-failed'; error: WireError }
-  | { type: 'appended'; id: number; result: AppendResult }
+  /** synchronous: the durability the commit had (what /health counts) */
+  | { type: 'appended'; id: number; result: AppendResult; synchronous: Synchronous }
   | { type: 'append-failed'; id: number; error: WireError }
   | { type: 'closed' };
 
@@ -28,6 +30,12 @@ export interface WireError {
   retryAfterSeconds?: number;
 }
 
+/**
+ * FULL: the commit fsyncs the WAL before it is acknowledged (survives a power loss); NORMAL: it
+ * survives a crash of any process or kill -9, not a power loss since the last checkpoint.
+ */
+export type Synchronous = 'NORMAL' | 'FULL';
+
 export interface WriterInit {
   path: string;
   busyTimeoutMs: number;
@@ -35,7 +43,7 @@ export interface WriterInit {
    * FULL (default): each commit fsyncs the WAL before the export is acknowledged, so an acknowledged
    * export survives a power loss; NORMAL: it survives a crash of the process or kill -9 only.
    */
-  synchronous?: 'NORMAL' | 'FULL';
+  synchronous?: Synchronous;
   /** wal_autocheckpoint pages at start (0 while a checkpointer thread runs) */
   autocheckpointPages?: number;
 }

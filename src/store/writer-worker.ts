@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isBeaconError } from '../model/errors';
 import { EventLog } from './event-log';
 import { takeTestFault } from './test-fault';
-import type { FromWriter, ToWriter, WireError, WriterInit } from './writer-protocol';
+import type { FromWriter, Synchronous, ToWriter, WireError, WriterInit } from './writer-protocol';
 
 const port = parentPort!;
 const init = workerData as WriterInit;
@@ -20,6 +20,8 @@ let batchesUntilFault = fault === undefined ? Infinity : Number(fault) || 0;
 if (batchesUntilFault <= 0) process.exit(70);
 
 let log: EventLog;
+const defaultSynchronous: Synchronous = init.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL';
+let synchronous: Synchronous | undefined;
 try {
   log = EventLog.open(init.path, { busyTimeoutMs: init.busyTimeoutMs });
   // The checkpointer thread checkpoints beside us (checkpoint-worker.ts); if it cannot run, the
@@ -28,7 +30,7 @@ try {
   log.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   // The acknowledgement promises the export is stored: FULL makes that hold across a power loss too
   // (one WAL fsync per group commit; the bench measures its cost against NORMAL).
-  log.db.pragma(`synchronous = ${init.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+  setSynchronous(defaultSynchronous);
   send({ type: 'ready' });
 } catch (e) {
   send({ type: 'open-failed', error: toWire(e) });
@@ -61,10 +63,13 @@ function drain(): void {
   queue = [];
   if (batch.length === 0) return;
   if (--batchesUntilFault <= 0) process.exit(70);
+  // A group commit is as durable as its most demanding append: FULL if any export asks for it.
+  const level: Synchronous = batch.some((m) => (m.synchronous ?? defaultSynchronous) === 'FULL') ? 'FULL' : 'NORMAL';
+  setSynchronous(level);
   let groupError: unknown;
   try {
     const results = log.appendMany(batch.map((m) => m.rows));
-    batch.forEach((m, i) => send({ type: 'appended', id: m.id, result: results[i]! }));
+    batch.forEach((m, i) => send({ type: 'appended', id: m.id, result: results[i]!, synchronous: level }));
     return;
   } catch (e) {
     groupError = e;
@@ -76,11 +81,18 @@ function drain(): void {
   }
   for (const m of batch) {
     try {
-      send({ type: 'appended', id: m.id, result: log.append(m.rows) });
+      send({ type: 'appended', id: m.id, result: log.append(m.rows), synchronous: level });
     } catch (e) {
       send({ type: 'append-failed', id: m.id, error: toWire(e) });
     }
   }
+}
+
+/** The pragma applies from the next commit on; set only when it changes (it is one statement). */
+function setSynchronous(level: Synchronous): void {
+  if (synchronous === level) return;
+  log.db.pragma(`synchronous = ${level}`);
+  synchronous = level;
 }
 
 function send(msg: FromWriter): void {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
+import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
+import { traceRequest } from '../helpers/otlp-json';
 import { BEACON_BIN, HOOKS_BIN, tempDir } from '../helpers/paths';
 
 const SESSION = '20261201_7';
@@ -80,6 +82,43 @@ describe('hooks through the running collector (fast path)', () => {
     goose(fast, 'UserPromptSubmit', prompt('and again'));
     const again = events(log).find((e) => e.prompt?.text === 'and again');
     assert.equal(again.repository, '/home/alice/proj');
+  });
+
+  it('hook events commit without an fsync (the direct writer\'s durability), OTLP exports with one', async (t) => {
+    const home = tempDir('fast-log-');
+    const log = join(home, 'events.db');
+    const c = await collectorFor(() => log);
+    t.after(() => c.stop());
+    const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
+    assert.equal(goose(fast, 'PreToolUse', pre('cargo test', 'toolu_sync1')).stdout, '{"decision":"allow"}');
+    goose(fast, 'UserPromptSubmit', prompt('durable enough'));
+    assert.deepEqual((await health(c)).acknowledged, { fsynced: 0, unsynced: 2 });
+    const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: 'sync_1' }).spans)), headers: { 'content-type': 'application/json' } });
+    assert.equal(r.status, 200);
+    assert.deepEqual((await health(c)).acknowledged, { fsynced: 1, unsynced: 2 });
+  });
+
+  it('hands the payload over byte for byte, shell metacharacters and all, and forks no date on Linux', async (t) => {
+    const home = tempDir('fast-log-');
+    const log = join(home, 'events.db');
+    const c = await collectorFor(() => log);
+    t.after(() => c.stop());
+    const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
+    // A `date` ahead of the real one on PATH leaves a mark if the launcher runs it.
+    const bin = tempDir('fake-date-');
+    const marker = join(bin, 'date-ran');
+    writeFileSync(join(bin, 'date'), `#!/bin/sh\ntouch '${marker}'\nexec /bin/date "$@"\n`, { mode: 0o755 });
+    const pwned = join(home, 'pwned');
+    const text = `$(touch ${pwned}) \`touch ${pwned}\` \\n \\ %s %n '"' \${HOME} BEACON_PAYLOAD`;
+    // pretty-printed over several lines, with trailing newlines: nothing of it is shell code
+    const payload = `${JSON.stringify(prompt(text), null, 2)}\n\n`;
+    const r = spawnSync('sh', ['-c', fast.commands.UserPromptSubmit!], { input: payload, env: { ...fast.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    const stored = events(log);
+    assert.equal(stored.length, 1, 'recorded on the fast path (the pinned Node.js does not exist)');
+    assert.equal(stored[0].prompt.text, text);
+    assert.equal(existsSync(pwned), false, 'no part of the payload ran');
+    if (process.platform === 'linux') assert.equal(existsSync(marker), false, 'the key came from /proc, without a date process');
   });
 
   it('falls back to the direct writer when the collector is down, and records once', async () => {
