@@ -26,12 +26,15 @@ export interface OpenOptions {
 export interface StoredRow {
   seq: bigint;
   tsNs: bigint;
-  /** the indexed columns a reader joins or filters on without parsing the record */
+  record: string;
+}
+
+/** A stored row with the columns a reader joins on without parsing the record (`listIndexed`). */
+export interface IndexedRow extends StoredRow {
   method: string;
   action: string;
   sessionId: string | null;
   toolCallId: string | null;
-  record: string;
 }
 
 export interface ListFilter {
@@ -158,6 +161,15 @@ export class EventLog {
   }
 
   list(filter: ListFilter = {}): StoredRow[] {
+    return this.select('seq, ts_ns AS tsNs, record', filter) as StoredRow[];
+  }
+
+  /** `list` with the indexed columns too: ~1 µs more per row, so only for readers that join rows. */
+  listIndexed(filter: ListFilter = {}): IndexedRow[] {
+    return this.select('seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record', filter) as IndexedRow[];
+  }
+
+  private select(cols: string, filter: ListFilter): unknown[] {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.sessionId !== undefined) {
@@ -182,7 +194,6 @@ export class EventLog {
       params.push(filter.afterSeq);
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const cols = 'seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record';
     let sql = `SELECT ${cols} FROM events ${cond} ORDER BY ts_ns, seq`;
     if (filter.order === 'seq') {
       sql = `SELECT ${cols} FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
@@ -192,7 +203,7 @@ export class EventLog {
       params.push(filter.limit);
     }
     try {
-      return this.db.prepare(sql).safeIntegers(true).all(...params) as StoredRow[];
+      return this.db.prepare(sql).safeIntegers(true).all(...params);
     } catch (e) {
       throw asStoreError(e, this.path);
     }

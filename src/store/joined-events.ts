@@ -1,5 +1,5 @@
 import { isToolAction, joinToolCalls, type StoredActivity, type TimelineItem } from './activity-query';
-import type { EventLog, ListFilter, StoredRow } from './event-log';
+import type { EventLog, IndexedRow, ListFilter } from './event-log';
 
 /**
  * `beacon events`' default rows: the matching events with every observation of a tool call
@@ -9,14 +9,14 @@ import type { EventLog, ListFilter, StoredRow } from './event-log';
  * limit) are read too.
  */
 export function listJoined(log: EventLog, filter: ListFilter, limit?: number): TimelineItem[] {
-  if (limit === undefined) return joinToolCalls(complete(log, log.list(filter), filter));
+  if (limit === undefined) return joinToolCalls(complete(log, log.listIndexed(filter), filter));
   if (limit <= 0) return [];
   // The newest `limit` rows of the joined table. `m` records make at most `m` rows (fewer when calls
   // join), and a call's first observation may lie before them: read more until the rows cannot
   // change — the limit-th newest row starts at or after the oldest record read, so a record not yet
   // read (older still) could only add rows before it.
   for (let m = limit; ; m *= 4) {
-    const rows = log.list({ ...filter, limit: m });
+    const rows = log.listIndexed({ ...filter, limit: m });
     const items = joinToolCalls(complete(log, rows, filter, true));
     const cut = items[items.length - limit];
     if (rows.length < m || (cut && !before(firstOf(cut), rows[0]!))) return items.slice(-limit);
@@ -31,7 +31,7 @@ export function listJoined(log: EventLog, filter: ListFilter, limit?: number): T
 export const CALL_SPAN_NS = 24n * 3600n * 1_000_000_000n;
 
 /** `rows` (time order) plus the stored observations of their tool calls that are not among them, in time order. */
-function complete(log: EventLog, rows: StoredRow[], filter: ListFilter, limited = false): StoredActivity[] {
+function complete(log: EventLog, rows: IndexedRow[], filter: ListFilter, limited = false): StoredActivity[] {
   // Every path records goose's session id with the call, so a session filter (or none) leaves no
   // observation of a listed call out: only other filters and a limit call for a second read.
   const { sessionId: _session, ...narrowing } = filter;
