@@ -7,7 +7,7 @@ import { inspectLog, logProblem } from '../store/log-file';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
-import { commandsIn, isBeaconCommand } from './hooks-file';
+import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -212,10 +212,10 @@ function pluginChecks(ctx: DoctorContext): Check[] {
 
   const commands = commandsIn(readFileSync(active.file, 'utf8'));
   const ours = commands.filter(isBeaconCommand);
-  const broken = [...new Set(ours.map(firstWord).filter((bin) => !isExecutable(bin)))];
+  const broken = [...new Set(ours.map(launcherOf).filter((bin) => !isExecutable(bin)))];
   if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
   else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
-  else out.push(probeLauncher(firstWord(ours[0]!), ours.length));
+  else out.push(probeLauncher(launcherOf(ours[0]!), ours.length));
   return out;
 }
 
@@ -324,24 +324,6 @@ function canWrite(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The executable a shell command line starts with (single-quoted as Beacon writes it, or bare). */
-export function firstWord(command: string): string {
-  const s = command.trimStart();
-  if (!s.startsWith("'")) return s.split(/\s+/)[0]!;
-  let out = '';
-  let i = 1;
-  while (i < s.length) {
-    const end = s.indexOf("'", i);
-    if (end < 0) return out + s.slice(i);
-    out += s.slice(i, end);
-    if (s.startsWith("\\''", end + 1)) {
-      out += "'";
-      i = end + 4;
-    } else return out;
-  }
-  return out;
 }
 
 function isExecutable(path: string): boolean {

@@ -46,7 +46,9 @@ export interface InstallContext {
  */
 export function renderLauncher(node: string, bundle: string, collectorUrl: string): string {
   return `#!/bin/sh
-# Written by \`beacon install goose\`; goose runs it for every hook (sh -c, the event as JSON on stdin).
+# Written by \`beacon install goose\`. goose's \`sh -c\` sources it for every hook, the arguments set
+# first and the event as JSON on stdin (hooks.json); run as a command with the same arguments, it
+# does the same.
 # Fast path: curl hands the event to the running Beacon collector, which records it and answers.
 # Fallback: this install's hook adapter records it straight into the event log.
 node=${shellQuote(node)}

@@ -5,7 +5,7 @@ import { EventLog } from '../store/event-log';
 import { inspectLog } from '../store/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { commandsIn, isBeaconCommand } from './hooks-file';
+import { commandsIn, isBeaconCommand, subcommandOf } from './hooks-file';
 
 /** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
 export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
@@ -52,7 +52,7 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
 
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const file = [hooksFile(loc.projectAgentsDir), hooksFile(loc.userAgentsDir)].find((f) => existsSync(f));
-  const command = file ? commandsIn(readFileSync(file, 'utf8')).find((c) => isBeaconCommand(c) && /\spre-tool\s*$/.test(c)) : undefined;
+  const command = file ? commandsIn(readFileSync(file, 'utf8')).find((c) => isBeaconCommand(c) && subcommandOf(c) === 'pre-tool') : undefined;
   let hookRan = false;
   if (!command) {
     out.push({ id: 'send-test-hook', status: 'fail', message: 'no installed pre-tool hook command to run', fix: 'beacon install goose' });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
@@ -119,6 +119,15 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal(stored[0].prompt.text, text);
     assert.equal(existsSync(pwned), false, 'no part of the payload ran');
     if (process.platform === 'linux') assert.equal(existsSync(marker), false, 'the key came from /proc, without a date process');
+  });
+
+  it('a launcher that is gone is a hook failure goose ignores, never the exit 2 that denies the call', () => {
+    const inst = install(1);
+    unlinkSync(join(inst.home, '.beacon', 'endpoint', 'bin', 'beacon-hooks'));
+    const r = goose(inst, 'PreToolUse', pre('ls', 'toolu_gone'));
+    assert.equal(r.stdout, '');
+    assert.notEqual(r.status, 0);
+    assert.notEqual(r.status, 2, 'goose reads exit 2 as a policy deny');
   });
 
   it('falls back to the direct writer when the collector is down, and records once', async () => {

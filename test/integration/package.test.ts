@@ -48,7 +48,7 @@ describe('the npm package', () => {
     assert.equal(run('beacon', ['install', 'goose']).status, 0);
     const hooks = JSON.parse(readFileSync(join(home, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json'), 'utf8'));
     const command = hooks.hooks.PreToolUse[0].hooks[0].command as string;
-    assert.match(command, new RegExp(`^'${join(home, '.beacon', 'endpoint', 'bin', 'beacon-hooks')}'`));
+    assert.match(command, new RegExp(`&& \\. '${join(home, '.beacon', 'endpoint', 'bin', 'beacon-hooks')}'$`));
     const hook = spawnSync('sh', ['-c', command], { input: readFileSync(join(root, 'examples', 'hook-pre-tool.json')), env: { PATH: '/usr/bin:/bin', HOME: home }, encoding: 'utf8' });
     assert.deepEqual([hook.status, hook.stdout, hook.stderr], [0, '{"decision":"allow"}', '']);
     const events = jsonl(run('beacon', ['events', '--json']).stdout);

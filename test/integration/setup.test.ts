@@ -31,7 +31,7 @@ describe('beacon install goose / uninstall goose', () => {
     for (const [event, [sub, timeout]] of Object.entries(expected)) {
       const [rule] = doc.hooks[event];
       assert.equal(rule.matcher, undefined, `${event} has no matcher`);
-      assert.deepEqual(rule.hooks, [{ type: 'command', command: `'${launcher}' --platform goose --log '${log}' --config '${config}' ${sub}`, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
+      assert.deepEqual(rule.hooks, [{ type: 'command', command: `set -- --platform goose --log '${log}' --config '${config}' ${sub}; [ -r '${launcher}' ] && . '${launcher}'`, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
     }
     assert.equal(statSync(launcher).mode & 0o111, 0o111, 'launcher executable');
     const before = statSync(file).mtimeMs;
