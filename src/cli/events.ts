@@ -2,38 +2,49 @@ import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../config/paths';
 import { BeaconError } from '../model/errors';
 import type { EventLog, ListFilter } from '../store/event-log';
+import { listJoined } from '../store/joined-events';
 import { exportLine } from '../store/jsonl-export';
 import { parseCommand, type CommandSpec } from './args';
-import { FOLLOW_WIDTHS, TABLE_HEADER, fitWidths, formatRow, formatTable, summaryRow, terminalWidth } from './format';
+import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from './format';
 import { inspectLog, logProblem, noLogMessage, openLogForReading, timeRange } from './log-access';
 import { writeLine } from './output';
 
 export const EVENTS_COMMAND = {
   name: 'beacon events',
-  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--json] [--follow] [--utc]',
-  description: `Lists stored events in time order, one line each. T is a date or time (2026-11-30,
-2026-11-30T09:00 — local time unless it carries a zone: 2026-11-30T09:00:00Z, …+02:00) or a
-duration back from now (30m, 2h, 7d). Times print in your local zone with their UTC offset
-(--utc: in UTC). --json prints one Beacon record per line (JSONL), as stored, with the log's commit
-\`sequence\` first — the same lines as the runtime.jsonl export. --follow keeps printing events as
-any writer (collector, hooks, stream adapter) commits them: from now, or from --since; Ctrl-C stops.`,
+  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc]',
+  description: `Lists stored events in time order: one line per model call, prompt or other event, and one
+line per tool call — its observations by the pre-tool and post-tool hooks, the OTLP execute_tool
+span, the stream adapter and the policy joined by tool call id, at its first observation. SEEN BY
+names the paths that saw it (pre-tool+post-tool+otlp), RESULT its outcome (ok, failed, denied,
+unfinished: the pre-tool hook saw it and no path reported a result). The filters choose the events
+and the calls (a call is listed when any of its observations matches, with all of them), and
+--limit N keeps the newest N lines. --raw lists every stored record on its own line instead.
+T is a date or time (2026-11-30, 2026-11-30T09:00 — local time unless it carries a zone:
+2026-11-30T09:00:00Z, …+02:00) or a duration back from now (30m, 2h, 7d). Times print in your local
+zone with their UTC offset (--utc: in UTC). --json prints the matching records themselves, one per
+line (JSONL), as stored, with the log's commit \`sequence\` first — the same lines as the
+runtime.jsonl export: raw by nature. --follow keeps printing records as any writer (collector,
+hooks, stream adapter) commits them, from now or from --since, one line each (raw: a call's later
+observations arrive later); Ctrl-C stops.`,
   options: {
     log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
     session: { type: 'string', arg: 'ID', help: "only this session (goose's session id)" },
     action: { type: 'string', arg: 'A', help: 'only this event.action (model.invoked, command.executed, prompt.submitted, …)' },
-    method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream' },
+    method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream (a tool call: one of its records)' },
     'tool-call': { type: 'string', arg: 'ID', help: 'only this tool call id (both collection paths carry it)' },
     model: { type: 'string', arg: 'M', help: 'only model calls of this model' },
     since: { type: 'string', arg: 'T', help: 'events at or after T' },
     until: { type: 'string', arg: 'T', help: 'events before T' },
-    limit: { type: 'string', arg: 'N', help: 'the newest N matching events' },
-    json: { type: 'boolean', help: 'Beacon records as JSONL, commit sequence first' },
-    follow: { type: 'boolean', short: 'f', help: 'keep printing events as they are committed' },
+    limit: { type: 'string', arg: 'N', help: 'the newest N lines (with --raw or --json: records)' },
+    raw: { type: 'boolean', help: 'every stored record on its own line: a tool call once per path that saw it' },
+    json: { type: 'boolean', help: 'the matching Beacon records as JSONL, commit sequence first (always raw)' },
+    follow: { type: 'boolean', short: 'f', help: 'keep printing records as they are committed (always raw)' },
     utc: { type: 'boolean', help: 'print times in UTC instead of the local zone' },
   },
   examples: [
     'beacon events --since 2h',
     'beacon events --session 20261130_1 --method hook',
+    'beacon events --raw --tool-call toolu_01AbC',
     'beacon events --action model.invoked --model gpt-4o --since 2026-11-30 --until 2026-12-01',
     'beacon events --follow',
     'beacon events --json --since 7d > last-week.jsonl',
@@ -67,16 +78,21 @@ export async function runEvents(argv: string[], env: NodeJS.ProcessEnv, out: (s:
     return 0;
   }
   try {
-    const rows = log.list({ ...filter, limit });
-    if (values.json) {
-      for (const r of rows) await writeLine(exportLine(r.seq, r.record));
-    } else if (rows.length === 0) {
-      out('no events match');
+    // Every time carries its offset (or Z with --utc): a daylight-saving change inside the list shows.
+    let table: string | undefined;
+    if (values.json || values.raw) {
+      const rows = log.list({ ...filter, limit });
+      if (values.json) {
+        for (const r of rows) await writeLine(exportLine(r.seq, r.record));
+        return 0;
+      }
+      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width);
     } else {
-      // Every time carries its offset (or Z with --utc): a daylight-saving change inside the list shows.
-      const table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width);
-      for (const line of table.split('\n')) await writeLine(line);
+      const items = listJoined(log, filter, limit);
+      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE);
     }
+    if (table === undefined) out('no events match');
+    else for (const line of table.split('\n')) await writeLine(line);
   } finally {
     log.close();
   }

@@ -1,6 +1,7 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
 import { escapeControls } from '../model/terminal';
 import { formatDisplayTime } from '../model/time';
+import type { Observer, TimelineItem, ToolCallRow } from '../store/activity-query';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -25,6 +26,57 @@ export function summaryRow(r: Rec, tsNs: bigint, utc: boolean): string[] {
     tokens,
   ];
   return cells.map((c) => escapeControls(String(c))); // a cell is one line: no newline or tab either
+}
+
+/**
+ * The default table (`beacon events` without --raw): one row per tool call, whichever paths saw it.
+ * SEEN BY is the collection path of an event, or the observers of a call (pre-tool+post-tool+otlp);
+ * RESULT is a call's outcome: ok, failed, denied, or unfinished (a pre-tool hook and no result).
+ */
+export const JOINED_HEADER = ['TIME', 'HARNESS', 'SEEN BY', 'ACTION', 'RESULT', 'SESSION', 'WHAT', 'TOKENS in/out/cache r/w'];
+/** WHAT, then SESSION give way, as in the raw table */
+export const JOINED_SHRINKABLE = [6, 5];
+
+export function joinedRow(item: TimelineItem, utc: boolean): string[] {
+  if (item.kind === 'event') {
+    const [time, harness, method, action, session, what, tokens] = summaryRow(item.record, item.event.tsNs, utc);
+    return [time!, harness!, method!, action!, '', session!, what!, tokens!];
+  }
+  return callRow(item, utc);
+}
+
+const OBSERVER_ORDER: readonly Observer[] = ['pre-tool', 'post-tool', 'otlp', 'stream', 'policy'];
+/** which view of a call describes it best: the post-tool hook's (exit code, path), then the span's, … */
+const DETAIL_ORDER: readonly Observer[] = ['post-tool', 'otlp', 'stream', 'pre-tool', 'policy'];
+
+function callRow(c: ToolCallRow, utc: boolean): string[] {
+  const first = c.observations[0]!.record;
+  const pick = (f: (r: Rec) => unknown): string | undefined => {
+    for (const o of DETAIL_ORDER) {
+      for (const ob of c.observations) {
+        const v = ob.observer === o ? f(ob.record) : undefined;
+        if (typeof v === 'string' && v !== '') return v;
+      }
+    }
+    return undefined;
+  };
+  const mcp = pick((r) => (r.mcp ? `${r.mcp.server}/${r.mcp.tool}` : undefined));
+  const detail = pick((r) => r.command?.command) ?? pick((r) => r.file?.path);
+  const tool = c.toolName ?? pick((r) => r.tool?.name);
+  // the id last, never cut: `beacon events --raw --tool-call ID` lists the call's records
+  const call = c.callId !== null ? `(call ${oneLine(c.callId, 40)})` : '';
+  const text = mcp ?? (tool && detail ? `${tool}: ${detail}` : detail ?? tool ?? '');
+  const cells = [
+    formatDisplayTime(c.firstNs, utc),
+    first.harness?.name ?? '',
+    OBSERVER_ORDER.filter((o) => c.seenBy.includes(o)).join('+'),
+    c.action ?? (c.denied ? 'approval.denied' : c.failed ? 'tool.failed' : 'tool.invoked'),
+    c.denied ? 'denied' : c.failed ? 'failed' : c.unfinished ? 'unfinished' : 'ok',
+    first.session?.id ?? '',
+    [oneLine(text, Math.max(20, 59 - call.length)), call].filter(Boolean).join(' '),
+    '',
+  ];
+  return cells.map((v) => escapeControls(String(v)));
 }
 
 function what(r: Rec): string {
@@ -88,7 +140,7 @@ export function formatRow(r: string[], widths: number[], maxWidth?: number): str
   return maxWidth !== undefined ? cut(line, maxWidth) : line;
 }
 
-export function formatTable(rows: string[][], maxWidth?: number): string {
-  const widths = fitWidths(rows, maxWidth);
+export function formatTable(rows: string[][], maxWidth?: number, shrinkable = SHRINKABLE): string {
+  const widths = fitWidths(rows, maxWidth, shrinkable);
   return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
 }

@@ -276,7 +276,7 @@ export function sessionTimeline(db: Database.Database, sessionId: string, opts: 
   return { items: joinToolCalls(rows), next, events: rows.length };
 }
 
-/** Folds events into timeline items: consecutive observations of one call id become one row at its first observation. */
+/** Folds events (in time order) into timeline items: every observation of one call id becomes one row, at its first observation. */
 export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[] {
   const items: TimelineItem[] = [];
   const calls = new Map<string, ToolCallRow>();

@@ -29,6 +29,14 @@ export interface StoredRow {
   record: string;
 }
 
+/** A stored row with the columns a reader joins on without parsing the record (`listIndexed`). */
+export interface IndexedRow extends StoredRow {
+  method: string;
+  action: string;
+  sessionId: string | null;
+  toolCallId: string | null;
+}
+
 export interface ListFilter {
   sessionId?: string;
   /** exact column matches: event.action, harness.collection_method, the tool call id, the model */
@@ -153,6 +161,15 @@ export class EventLog {
   }
 
   list(filter: ListFilter = {}): StoredRow[] {
+    return this.select('seq, ts_ns AS tsNs, record', filter) as StoredRow[];
+  }
+
+  /** `list` with the indexed columns too: ~1 µs more per row, so only for readers that join rows. */
+  listIndexed(filter: ListFilter = {}): IndexedRow[] {
+    return this.select('seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record', filter) as IndexedRow[];
+  }
+
+  private select(cols: string, filter: ListFilter): unknown[] {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.sessionId !== undefined) {
@@ -177,16 +194,16 @@ export class EventLog {
       params.push(filter.afterSeq);
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    let sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns, seq`;
+    let sql = `SELECT ${cols} FROM events ${cond} ORDER BY ts_ns, seq`;
     if (filter.order === 'seq') {
-      sql = `SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
+      sql = `SELECT ${cols} FROM events ${cond} ORDER BY seq${filter.limit !== undefined ? ' LIMIT ?' : ''}`;
       if (filter.limit !== undefined) params.push(filter.limit);
     } else if (filter.limit !== undefined) {
-      sql = `SELECT * FROM (SELECT seq, ts_ns AS tsNs, record FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
+      sql = `SELECT * FROM (SELECT ${cols} FROM events ${cond} ORDER BY ts_ns DESC, seq DESC LIMIT ?) ORDER BY tsNs, seq`;
       params.push(filter.limit);
     }
     try {
-      return this.db.prepare(sql).safeIntegers(true).all(...params) as StoredRow[];
+      return this.db.prepare(sql).safeIntegers(true).all(...params);
     } catch (e) {
       throw asStoreError(e, this.path);
     }

@@ -53,6 +53,6 @@ describe('README', () => {
     assert.equal(outputs[0], '{}');
     assert.equal(outputs[1], '{"decision":"allow"}');
     assert.match(outputs[2]!, /goose\s+otlp\s+model\.invoked\s+beacon-smoke-test/);
-    assert.match(outputs[2]!, /goose\s+hook\s+tool\.invoked\s+beacon-smoke-test\s+cargo test/);
+    assert.match(outputs[2]!, /goose\s+pre-tool\s+tool\.invoked\s+unfinished\s+beacon-smoke-test\s+developer__shell: cargo test/);
   });
 });

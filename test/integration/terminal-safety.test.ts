@@ -32,6 +32,19 @@ describe('terminal safety of recorded content', () => {
     assert.equal(r.stdout.trim().split('\n').length, 2, 'header and one row');
   });
 
+  it('beacon events escapes a joined tool call line too: its call id and command', () => {
+    const calls = join(tempDir('tty-call-'), 'events.db');
+    const call = { event: 'PreToolUse', session_id: 'sc', tool_call_id: `id\u001b]52;c;ZXZpbA==\u0007\u202e`, tool_name: 'shell', tool_input: { command: HOSTILE } };
+    runHookSync(calls, 'pre-tool', call);
+    runHookSync(calls, 'post-tool', { ...call, event: 'PostToolUse' });
+    const r = runBeacon(['events', '--log', calls]);
+    assert.equal(r.status, 0, r.stderr);
+    assertSafe(r.stdout, 'events (joined)');
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 2, `header and one line for the call: ${r.stdout}`);
+    assert.match(lines[1]!, /pre-tool\+post-tool .*shell: fix \\u001b\[31mred.*\(call id\\u001b\]52;c;ZXZpbA==\\u0007\\u202e\)/);
+  });
+
   it('beacon events --json stays valid JSON with the same values, escaped', () => {
     const r = runBeacon(['events', '--log', log, '--json']);
     assertSafe(r.stdout, 'events --json');
