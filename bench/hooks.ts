@@ -55,7 +55,7 @@ export async function benchHookLauncher(runs = 40): Promise<Record<string, numbe
   const log = join(dir, 'events.db');
   const c = await startCollector({ log });
   const launcher = join(dir, 'beacon-hooks');
-  writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN, c.url), { mode: 0o755 });
+  writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN), { mode: 0o755 });
   // the command line `beacon install goose` writes into hooks.json, run as goose runs it
   const hookCmd = hookCommandLine(launcher, log, '/nonexistent', 'pre-tool');
   const curlCmd = `curl -s -o /dev/null --noproxy '*' -H 'Content-Type: application/json' --data-binary @- ${c.url}/health`;

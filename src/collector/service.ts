@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { isLoopback, type CollectorConfig } from '../config/config';
 import type { EventSink, QueuedEventSink } from '../ingest/sink';
+import { loopbackUrl, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
 import { ensureHookToken } from '../config/hook-token';
 import { buildReceiver, type Receiver } from '../receiver/server';
 import { newHookRouteStats, registerHookRoute } from './hook-route';
@@ -110,9 +111,19 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   const addr = receiver.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  // Tells the hook launcher a collector writes this log, and where (src/config/collector-address.ts).
+  const hookUrl = loopbackUrl(config.host, port);
+  if (hookUrl) {
+    try {
+      writeCollectorAddress(config.log, hookUrl);
+    } catch (e) {
+      logger.warn({ err: (e as Error).message }, 'cannot write the collector address file: hooks take the direct writer');
+    }
+  }
 
   let stopped: Promise<void> | undefined;
   const stop = async () => {
+    if (hookUrl) removeCollectorAddress(config.log, hookUrl); // hooks from now on write directly
     // New connections refused; every request already received answered (in-flight exports after
     // their commit, later ones 503 + Retry-After); a socket still open after the grace is cut.
     await receiver.close();

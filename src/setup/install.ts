@@ -44,7 +44,7 @@ export interface InstallContext {
  * that ran the install pinned (goose's desktop app runs hooks with a login-shell PATH that may lack
  * `node`). Both get the same idempotency key, so an event sent both ways lands once.
  */
-export function renderLauncher(node: string, bundle: string, collectorUrl: string): string {
+export function renderLauncher(node: string, bundle: string): string {
   return `#!/bin/sh
 # Written by \`beacon install goose\`. goose's \`sh -c\` sources it for every hook, the arguments set
 # first and the event as JSON on stdin (hooks.json); run as a command with the same arguments, it
@@ -53,7 +53,6 @@ export function renderLauncher(node: string, bundle: string, collectorUrl: strin
 # Fallback: this install's hook adapter records it straight into the event log.
 node=${shellQuote(node)}
 bundle=${shellQuote(bundle)}
-url=${shellQuote(collectorUrl)}
 log= platform= prev=
 for arg do
   case $prev in
@@ -78,7 +77,13 @@ export BEACON_HOOK_KEY
 # Kept for the fallback. $(cat) drops trailing newlines: JSON whitespace, the same on both paths.
 payload=$(cat)
 token="\${log%/*}/hook-token"
-if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && command -v curl >/dev/null 2>&1; then
+# A collector writing this log says where it listens, in a file of ours beside the log that it
+# removes when it stops (src/config/collector-address.ts): no file, no curl to be refused.
+address="$log.collector-url" url=
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url <"$address"; then
+  case $url in http://127.0.0.1:[0-9]*|http://\[::1\]:[0-9]*) ;; *) url= ;; esac
+fi
+if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
   case $prev in
     session-start|prompt-submit|pre-tool|pre-tool-result|post-tool|stop|session-end)
       # The here-document feeds curl without a process for the writer (a pipe would need one).
@@ -156,7 +161,7 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   checkInstallable(file);
   if (configure) checkEditable(loc.configYaml);
   const state = readState(ctx.env);
-  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle, ctx.endpoint));
+  const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
   ensureHookToken(ctx.log);
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
   const created = [agents, join(agents, 'plugins')].filter((d) => !existsSync(d));

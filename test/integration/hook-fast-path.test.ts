@@ -142,7 +142,7 @@ describe('hooks through the running collector (fast path)', () => {
     const c = await collectorFor(() => join(home, 'events.db'));
     t.after(() => c.stop());
     const inst = install(c.port, '/nonexistent/node');
-    // same directory (so the same token), another file: the collector must not take it
+    // same directory (so the same token), another file: no collector says it writes that one
     const other = join(home, 'other.db');
     const viaFallback = pointedAt(inst, other);
     const r = goose(viaFallback, 'UserPromptSubmit', prompt('hello'));
@@ -150,12 +150,50 @@ describe('hooks through the running collector (fast path)', () => {
     assert.match(r.stderr, /event not recorded: \/nonexistent\/node .*missing/, 'the fallback ran (and found the pinned Node.js gone)');
     assert.equal(goose(viaFallback, 'PreToolUse', pre('ls', 'toolu_x')).stdout, '{"decision":"allow"}', 'a blocking hook is still answered');
     assert.equal(events(c.log).length, 0);
-    assert.equal((await health(c)).hooks.refused.wrong_log, 2);
+    // and asked directly, the collector refuses to record another log's hook (409), and counts it
+    const token = readFileSync(join(home, 'hook-token'), 'utf8').trim().split(': ')[1]!;
+    const res = await fetch(`${c.url}/v1/hooks/goose/prompt-submit`, { method: 'POST', body: JSON.stringify(prompt('hello')), headers: { 'content-type': 'application/json', 'x-beacon-hook-token': token, 'x-beacon-log': other } });
+    assert.equal(res.status, 409);
+    assert.equal((await health(c)).hooks.refused.wrong_log, 1);
     // with the real Node.js pinned, the fallback records it in the hook's own log
     const inst2 = install(c.port);
     goose(pointedAt(inst2, other), 'UserPromptSubmit', prompt('hello'));
     assert.equal(events(other).length, 1);
     assert.equal(events(c.log).length, 0);
+  });
+
+  it('finds the collector by the file it keeps beside the log: on any port, never a foreign or stale one, no curl when none runs', async (t) => {
+    const home = tempDir('fast-log-');
+    const log = join(home, 'events.db');
+    const address = `${log}.collector-url`;
+    // A curl ahead of the real one on PATH leaves a mark each time the launcher starts it.
+    const bin = tempDir('fake-curl-');
+    const marker = join(bin, 'curl-ran');
+    writeFileSync(join(bin, 'curl'), `#!/bin/sh\necho x >> '${marker}'\nexec /usr/bin/curl "$@"\n`, { mode: 0o755 });
+    const withCurl = { PATH: `${bin}:${process.env.PATH}` };
+    const curlRuns = () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').length - 1 : 0);
+
+    const c = await collectorFor(() => log);
+    t.after(() => c.stop());
+    assert.equal(readFileSync(address, 'utf8'), `http://127.0.0.1:${c.port}\n`);
+    assert.equal(statSync(address).mode & 0o777, 0o600);
+    // install knew another port: the file, not the install, says where the collector is
+    const fast = pointedAt(install(1, '/nonexistent/node'), log);
+    assert.equal(goose(fast, 'PreToolUse', pre('ls', 'toolu_port'), withCurl).stdout, '{"decision":"allow"}');
+    assert.equal((await health(c)).hooks.received, 1, 'recorded on the fast path');
+    assert.equal(curlRuns(), 1);
+    await c.stop();
+    assert.equal(existsSync(address), false, 'a stopped collector takes its address away');
+
+    // nothing runs: straight to the direct writer, no curl started
+    const direct = pointedAt(install(1), log);
+    assert.equal(goose(direct, 'PreToolUse', pre('ls', 'toolu_down2'), withCurl).stdout, '{"decision":"allow"}');
+    assert.equal(curlRuns(), 1, 'no curl when no collector says it runs');
+    // a file naming a host that is not loopback is not followed: the token never leaves for it
+    writeFileSync(address, 'http://10.0.0.1:4318\n', { mode: 0o600 });
+    goose(direct, 'UserPromptSubmit', prompt('not to 10.0.0.1'), withCurl);
+    assert.equal(curlRuns(), 1);
+    assert.deepEqual(events(log).map((e) => e.event.action).sort(), ['prompt.submitted', 'tool.invoked', 'tool.invoked']);
   });
 
   it('an event sent both ways (a slow fast path, then the fallback) lands once', async (t) => {
