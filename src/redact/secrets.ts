@@ -15,22 +15,34 @@ const matcher = new RuleMatcher(GITLEAKS);
 
 type Runner = { kind: 'rule'; id: string } | { kind: 'detector'; detector: Detector };
 
-/** keyword → what it triggers, including every shorter keyword it contains (the scan reports the longest) */
-const triggers = new Map<string, Runner[]>();
+/** What the trie escapes: regex syntax (set before the prefilter is built, at load). */
+const REGEX_SYNTAX = new Set('.*+?^${}()|[]\\/-');
+
+/** keyword → the rules and detectors it names directly */
+const direct = new Map<string, Runner[]>();
 const PREFILTER = buildPrefilter();
 
 function buildPrefilter(): RegExp {
-  const direct = new Map<string, Runner[]>();
   const add = (k: string, r: Runner) => direct.set(k, [...(direct.get(k) ?? []), r]);
   for (const [k, ids] of matcher.keywordRules()) for (const id of ids) add(k, { kind: 'rule', id });
   for (const d of DETECTORS) for (const k of d.keywords) add(k, { kind: 'detector', detector: d });
-  const keys = [...direct.keys()].sort((a, b) => b.length - a.length);
-  for (const k of keys) {
-    const all = new Set<Runner>();
-    for (const other of keys) if (k.includes(other)) for (const r of direct.get(other)!) all.add(r);
-    triggers.set(k, [...all]);
+  return new RegExp(trie([...direct.keys()].sort((a, b) => b.length - a.length)), 'gi');
+}
+
+/**
+ * keyword → what it triggers, including every shorter keyword it contains (the scan reports the
+ * longest). Worked out for a keyword when a string first holds it, not for all ~300 at load: that
+ * was ~90,000 substring tests in every hook process, which mostly sees no keyword at all.
+ */
+const triggers = new Map<string, Runner[]>();
+function triggersOf(keyword: string): Runner[] {
+  let all = triggers.get(keyword);
+  if (!all) {
+    const found = new Set<Runner>();
+    for (const [other, runners] of direct) if (keyword.includes(other)) for (const r of runners) found.add(r);
+    triggers.set(keyword, (all = [...found]));
   }
-  return new RegExp(trie(keys), 'gi');
+  return all;
 }
 
 /**
@@ -50,7 +62,7 @@ function trie(words: string[]): string {
     }
     n.end = true;
   }
-  const esc = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const esc = (ch: string) => (REGEX_SYNTAX.has(ch) ? `\\${ch}` : ch);
   const emit = (n: Node): string => {
     if (n.next.size === 0) return '';
     const alts = [...n.next].map(([ch, c]) => esc(ch) + emit(c));
@@ -86,7 +98,7 @@ export function findSecrets(s: string): Span[] {
   let m: RegExpExecArray | null;
   const run = new Set<Runner>();
   while ((m = PREFILTER.exec(s)) !== null) {
-    for (const r of triggers.get(m[0].toLowerCase()) ?? []) run.add(r);
+    for (const r of triggersOf(m[0].toLowerCase())) run.add(r);
     PREFILTER.lastIndex = m.index + 1; // keywords overlap ("acce-sK-ey" holds "sk" and "key")
   }
   if (run.size === 0) return [];
