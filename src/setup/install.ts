@@ -74,8 +74,6 @@ hook_key() {
 } 2>/dev/null
 hook_key
 export BEACON_HOOK_KEY
-# Kept for the fallback. $(cat) drops trailing newlines: JSON whitespace, the same on both paths.
-payload=$(cat)
 token="\${log%/*}/hook-token"
 # A collector writing this log says where it listens, in a file of ours beside the log that it
 # removes when it stops (src/config/collector-address.ts): no file, no curl to be refused.
@@ -86,6 +84,8 @@ fi
 if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
   case $prev in
     session-start|prompt-submit|pre-tool|pre-tool-result|post-tool|stop|session-end)
+      # Kept for the fallback. $(cat) drops trailing newlines: JSON whitespace, the same on both paths.
+      payload=$(cat)
       # The here-document feeds curl without a process for the writer (a pipe would need one).
       if reply=$(curl -sf --noproxy '*' --connect-timeout 1 --max-time 4 \
         -H @"$token" -H 'Content-Type: application/json' -H "X-Beacon-Hook-Key: $BEACON_HOOK_KEY" \
@@ -96,16 +96,22 @@ BEACON_PAYLOAD
       ); then
         printf %s "$reply"
         exit 0
-      fi ;;
+      fi
+      # Not recorded there: the adapter below reads the payload kept, as its standard input.
+      exec 0<<BEACON_PAYLOAD
+$payload
+BEACON_PAYLOAD
+      ;;
   esac
 fi
+# No attempt made (no collector runs): the adapter reads goose's standard input itself.
 if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
   # goose must never be broken by Beacon: answer a blocking hook, say why nothing was recorded.
   echo "beacon-hooks: event not recorded: $node or $bundle is missing (run 'beacon install goose' again)" >&2
   case $prev in pre-tool|stop) printf '{"decision":"allow"}' ;; esac
   exit 0
 fi
-printf %s "$payload" | exec "$node" "$bundle" "$@"
+exec "$node" "$bundle" "$@"
 `;
 }
 

@@ -162,6 +162,24 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal(events(c.log).length, 0);
   });
 
+  it('an attempt the collector refuses falls back with the payload intact, recorded once', async (t) => {
+    const home = tempDir('fast-log-');
+    const log = join(home, 'events.db');
+    const c = await collectorFor(() => log);
+    t.after(() => c.stop());
+    // the token file no longer matches the collector's: it answers 401 after reading the payload
+    writeFileSync(join(home, 'hook-token'), `X-Beacon-Hook-Token: ${'ab'.repeat(32)}\n`, { mode: 0o600 });
+    const fast = pointedAt(install(c.port), log);
+    const text = `kept for the fallback: $(x) \`y\` \\ ${'z'.repeat(6000)}`; // past dash's 4 KiB here-document pipe
+    const r = goose(fast, 'UserPromptSubmit', prompt(text));
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    assert.equal((await health(c)).hooks.refused.token, 1, 'the fast path was tried');
+    const stored = events(log);
+    assert.equal(stored.length, 1);
+    // stored strings are cut at 4 KiB (src/redact/limits.ts): what is kept is the payload's own
+    assert.ok(stored[0].prompt.text.startsWith(text.slice(0, 4000)), stored[0].prompt.text.slice(0, 80));
+  });
+
   it('finds the collector by the file it keeps beside the log: on any port, never a foreign or stale one, no curl when none runs', async (t) => {
     const home = tempDir('fast-log-');
     const log = join(home, 'events.db');
