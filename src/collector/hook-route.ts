@@ -61,7 +61,8 @@ export function registerHookRoute(app: FastifyInstance, options: HookRouteOption
 
     scope.post<{ Params: { sub: string } }>('/v1/hooks/goose/:sub', async (req, reply) => {
       const named = req.headers['x-beacon-log'];
-      if (typeof named !== 'string' || canonical(named) !== own) return refuse(reply, 'wrong_log');
+      // Node reads header bytes as latin1; curl sent the path's UTF-8 bytes (a home named józef).
+      if (typeof named !== 'string' || canonical(Buffer.from(named, 'latin1').toString('utf8')) !== own) return refuse(reply, 'wrong_log');
       const sub = req.params.sub;
       if (!isSubcommand(sub)) return reply.code(404).type('text/plain').send(`unknown hook "${sub}"`);
       const provider = req.headers['x-beacon-policy-provider'];

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
 import { beaconBaseDir } from '../config/paths';
@@ -75,11 +75,18 @@ hook_key() {
 hook_key
 export BEACON_HOOK_KEY
 token="\${log%/*}/hook-token"
-# A collector writing this log says where it listens, in a file of ours beside the log that it
-# removes when it stops (src/config/collector-address.ts): no file, no curl to be refused.
-address="$log.collector-url" url=
-if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url <"$address"; then
-  case $url in http://127.0.0.1:[0-9]*|http://\[::1\]:[0-9]*) ;; *) url= ;; esac
+# A collector writing this log says where it listens, and its pid, in a file of ours beside the
+# log that it removes when it stops (src/config/collector-address.ts). No file, or its collector
+# gone (killed: \`kill -0\` is the shell's own), and there is no curl to make — and no port to hand
+# the token to that someone else may have taken since.
+address="$log.collector-url" url= pid= port=
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url pid 2>/dev/null <"$address"; then
+  case $url in
+    http://127.0.0.1:*) port=\${url#http://127.0.0.1:} ;;
+    http://\\[::1\\]:*) port=\${url#http://\\[::1\\]:} ;;
+  esac
+  case $port$pid in ''|*[!0-9]*) url= ;; esac
+  if [ -z "$port" ] || [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then url=; fi
 fi
 if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
   case $prev in
@@ -94,8 +101,8 @@ if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
 $payload
 BEACON_PAYLOAD
       ); then
-        printf %s "$reply"
-        exit 0
+        # Only what the collector answers (a verdict or nothing) reaches goose.
+        case $reply in '' | '{"decision":'*) printf %s "$reply"; exit 0 ;; esac
       fi
       # Not recorded there: the adapter below reads the payload kept, as its standard input.
       exec 0<<BEACON_PAYLOAD
@@ -115,11 +122,17 @@ exec "$node" "$bundle" "$@"
 `;
 }
 
+/**
+ * Replaced whole (a new file renamed over the old): goose may source the launcher at any moment, and
+ * a half-written one would be an empty hook (an event lost) or a syntax error (exit 2, a deny).
+ */
 function writeLauncher(path: string, content: string): boolean {
   if (existsSync(path) && readFileSync(path, 'utf8') === content) return false;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, content, { mode: 0o755 });
-  chmodSync(path, 0o755);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, content, { mode: 0o755, flag: 'wx' });
+  chmodSync(tmp, 0o755);
+  renameSync(tmp, path);
   return true;
 }
 

@@ -65,9 +65,9 @@ function drain(): void {
   if (--batchesUntilFault <= 0) process.exit(70);
   // A group commit is as durable as its most demanding append: FULL if any export asks for it.
   const level: Synchronous = batch.some((m) => (m.synchronous ?? defaultSynchronous) === 'FULL') ? 'FULL' : 'NORMAL';
-  setSynchronous(level);
   let groupError: unknown;
   try {
+    setSynchronous(level);
     const results = log.appendMany(batch.map((m) => m.rows));
     batch.forEach((m, i) => send({ type: 'appended', id: m.id, result: results[i]!, synchronous: level }));
     return;
@@ -81,7 +81,8 @@ function drain(): void {
   }
   for (const m of batch) {
     try {
-      send({ type: 'appended', id: m.id, result: log.append(m.rows), synchronous: level });
+      // the level actually in force (setting it may be what failed)
+      send({ type: 'appended', id: m.id, result: log.append(m.rows), synchronous: synchronous ?? defaultSynchronous });
     } catch (e) {
       send({ type: 'append-failed', id: m.id, error: toWire(e) });
     }
