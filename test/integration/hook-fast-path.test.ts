@@ -244,7 +244,7 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal(readFileSync(`${log}.collector-url`, 'utf8'), `http://[::1]:${c.port} ${c.proc.pid}\n`);
     const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
     assert.equal(goose(fast, 'PreToolUse', pre('ls', 'toolu_v6')).stdout, '{"decision":"allow"}');
-    const h = await (await fetch(`http://[::1]:${c.port}/health`)).json();
+    const h = (await (await fetch(`http://[::1]:${c.port}/health`)).json()) as { hooks: { received: number; refused: { wrong_log: number } } };
     assert.deepEqual([h.hooks.received, h.hooks.refused.wrong_log], [1, 0]);
   });
 
