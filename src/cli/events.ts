@@ -6,7 +6,7 @@ import { listJoined } from '../store/joined-events';
 import { exportLine } from '../store/jsonl-export';
 import { parseCommand, type CommandSpec } from './args';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from './format';
-import { inspectLog, logProblem, noLogMessage, openLogForReading, timeRange } from './log-access';
+import { inspectLog, logProblem, openLogForReading, timeRange } from './log-access';
 import { writeLine } from './output';
 
 export const EVENTS_COMMAND = {

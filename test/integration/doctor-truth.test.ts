@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
-import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { BEACON_BIN } from '../helpers/paths';
 
 const beacon = beaconIn;
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EventLog } from '../../src/store/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
-import { runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
+import { runBeacon, startCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
 import { startFaultProxy, startMockReceiver, type Fault, type MockReceiver } from '../helpers/otlp-receiver';

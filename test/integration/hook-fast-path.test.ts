@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
@@ -57,16 +57,18 @@ async function health(c: RunningCollector): Promise<any> { // eslint-disable-lin
   return (await fetch(`${c.url}/health`)).json();
 }
 
-async function collectorFor(inst: () => string): Promise<RunningCollector> {
-  return startCollector({ log: inst() });
+/** A collector on a fresh log (`home/events.db`, the token beside it), stopped after the test. */
+async function collectorOnFreshLog(t: TestContext): Promise<{ home: string; log: string; c: RunningCollector }> {
+  const home = tempDir('fast-log-');
+  const log = join(home, 'events.db');
+  const c = await startCollector({ log });
+  t.after(() => c.stop());
+  return { home, log, c };
 }
 
 describe('hooks through the running collector (fast path)', () => {
   it('records and answers with no Node.js started: the launcher pins a Node that does not exist', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { home, log, c } = await collectorOnFreshLog(t);
     const inst = install(c.port, '/nonexistent/node');
     // the collector's log is the one the hooks name
     const fast = pointedAt(inst, log);
@@ -85,10 +87,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('hook events commit without an fsync (the direct writer\'s durability), OTLP exports with one', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { log, c } = await collectorOnFreshLog(t);
     const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
     assert.equal(goose(fast, 'PreToolUse', pre('cargo test', 'toolu_sync1')).stdout, '{"decision":"allow"}');
     goose(fast, 'UserPromptSubmit', prompt('durable enough'));
@@ -99,10 +98,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('hands the payload over byte for byte, shell metacharacters and all, and forks no date on Linux', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { home, log, c } = await collectorOnFreshLog(t);
     const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
     // A `date` ahead of the real one on PATH leaves a mark if the launcher runs it.
     const bin = tempDir('fake-date-');
@@ -138,9 +134,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('falls back when the collector writes another log: the event lands in the log the hook names', async (t) => {
-    const home = tempDir('fast-log-');
-    const c = await collectorFor(() => join(home, 'events.db'));
-    t.after(() => c.stop());
+    const { home, c } = await collectorOnFreshLog(t);
     const inst = install(c.port, '/nonexistent/node');
     // same directory (so the same token), another file: no collector says it writes that one
     const other = join(home, 'other.db');
@@ -163,10 +157,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('an attempt the collector refuses falls back with the payload intact, recorded once', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { home, log, c } = await collectorOnFreshLog(t);
     // the token file no longer matches the collector's: it answers 401 after reading the payload
     writeFileSync(join(home, 'hook-token'), `X-Beacon-Hook-Token: ${'ab'.repeat(32)}\n`, { mode: 0o600 });
     const fast = pointedAt(install(c.port), log);
@@ -181,8 +172,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('finds the collector by the file it keeps beside the log: on any port, never a foreign or stale one, no curl when none runs', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
+    const { log, c } = await collectorOnFreshLog(t);
     const address = `${log}.collector-url`;
     // A curl ahead of the real one on PATH leaves a mark each time the launcher starts it.
     const bin = tempDir('fake-curl-');
@@ -191,8 +181,6 @@ describe('hooks through the running collector (fast path)', () => {
     const withCurl = { PATH: `${bin}:${process.env.PATH}` };
     const curlRuns = () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').length - 1 : 0);
 
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
     assert.equal(readFileSync(address, 'utf8'), `http://127.0.0.1:${c.port} ${c.proc.pid}\n`);
     assert.equal(statSync(address).mode & 0o777, 0o600);
     // install knew another port: the file, not the install, says where the collector is
@@ -249,10 +237,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('an event sent both ways (a slow fast path, then the fallback) lands once', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { home, log, c } = await collectorOnFreshLog(t);
     const token = readFileSync(join(home, 'hook-token'), 'utf8').trim().split(': ')[1];
     const body = JSON.stringify(prompt('the same prompt, once'));
     const res = await fetch(`${c.url}/v1/hooks/goose/prompt-submit`, {
@@ -271,10 +256,7 @@ describe('hooks through the running collector (fast path)', () => {
   });
 
   it('the policy provider in goose\'s environment is honoured on the fast path', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { log, c } = await collectorOnFreshLog(t);
     const inst = install(c.port, '/nonexistent/node');
     const fast = pointedAt(inst, log);
     const provider = join(tempDir('policy-'), 'provider.sh');
@@ -288,10 +270,7 @@ describe('hooks through the running collector (fast path)', () => {
 
 describe('both paths record the same events and give the same replies', () => {
   it('a goose turn through the collector and through the direct writer: identical records, identical stdout', async (t) => {
-    const home = tempDir('fast-log-');
-    const fastLog = join(home, 'events.db');
-    const c = await collectorFor(() => fastLog);
-    t.after(() => c.stop());
+    const { log: fastLog, c } = await collectorOnFreshLog(t);
     const fastInst = install(c.port, '/nonexistent/node');
     const fast = pointedAt(fastInst, fastLog);
     const direct = install(1); // no collector there: every hook takes the fallback
@@ -328,10 +307,7 @@ describe('both paths record the same events and give the same replies', () => {
 
 describe('nobody else can write hook events', () => {
   it('refuses a missing or wrong token, another content type, a browser Origin and a foreign Host, and counts them', async (t) => {
-    const home = tempDir('fast-log-');
-    const log = join(home, 'events.db');
-    const c = await collectorFor(() => log);
-    t.after(() => c.stop());
+    const { home, log, c } = await collectorOnFreshLog(t);
     const token = readFileSync(join(home, 'hook-token'), 'utf8').trim().split(': ')[1]!;
     const body = JSON.stringify(prompt('injected'));
     const post = (headers: Record<string, string>) => fetch(`${c.url}/v1/hooks/goose/prompt-submit`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-beacon-log': log, ...headers } });

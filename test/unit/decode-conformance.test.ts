@@ -15,7 +15,6 @@ import { repoRoot } from '../helpers/paths';
  */
 const root = protobuf.loadSync(join(repoRoot(), 'proto', 'otlp.proto'));
 const TraceRequest = root.lookupType('beacon.otlp.ExportTraceServiceRequest');
-const LogsRequest = root.lookupType('beacon.otlp.ExportLogsServiceRequest');
 const MetricsRequest = root.lookupType('beacon.otlp.ExportMetricsServiceRequest');
 const AnyValue = root.lookupType('beacon.otlp.AnyValue');
 /** a length-delimited protobuf field, written by hand */
