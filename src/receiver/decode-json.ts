@@ -124,45 +124,6 @@ const JSON_PATHS: Record<Signal, [[string, string], [string, string], [string, s
 
 const METRIC_TYPES = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];
 
-export function countJsonMetrics(body: Buffer | Obj): number {
-  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
-  let n = 0;
-  for (const rm of list(req, 'resourceMetrics', 'resource_metrics', 'request')) {
-    resourceAttributes(rm);
-    for (const sm of list(rm, 'scopeMetrics', 'scope_metrics', 'resourceMetrics')) {
-      for (const m of list(sm, 'metrics', undefined, 'scopeMetrics')) {
-        for (const t of METRIC_TYPES) {
-          const data = obj(m, t, t === 'exponentialHistogram' ? 'exponential_histogram' : undefined, 'metric');
-          if (!data) continue;
-          const points = list(data, 'dataPoints', 'data_points', t);
-          for (const dp of points) attributes(dp, 'dataPoint');
-          n += points.length;
-        }
-      }
-    }
-  }
-  return n;
-}
-
-export function countJsonLogs(body: Buffer | Obj): number {
-  const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;
-  let n = 0;
-  for (const rl of list(req, 'resourceLogs', 'resource_logs', 'request')) {
-    resourceAttributes(rl);
-    for (const sl of list(rl, 'scopeLogs', 'scope_logs', 'resourceLogs')) {
-      for (const r of list(sl, 'logRecords', 'log_records', 'scopeLogs')) {
-        hexId(field(r, 'traceId', 'trace_id'), 16, 'traceId');
-        hexId(field(r, 'spanId', 'span_id'), 8, 'spanId');
-        attributes(r, 'logRecord');
-        const body = field(r, 'body');
-        if (body !== undefined && body !== null) mapAnyValue(body, JSON_ANY_VALUE, 'body', 0);
-        n++;
-      }
-    }
-  }
-  return n;
-}
-
 /** Logs: every record, decoded (see decodeProtoLogs). */
 export function decodeJsonLogs(body: Buffer | Obj): LogRecord[] {
   const req = Buffer.isBuffer(body) ? parseOtlpJson(body) : body;

@@ -59,41 +59,6 @@ export function decodeProtoTraces(body: Buffer): SpanRecord[] {
   return out;
 }
 
-/** Metrics: data points are counted (and the body validated by decoding it whole, attributes included). */
-export function countProtoMetrics(body: Buffer): number {
-  const req = decode('metrics', body);
-  let n = 0;
-  for (const rm of (req.resourceMetrics ?? []) as Msg[]) {
-    attributes(rm.resource?.attributes, 'resource');
-    for (const sm of (rm.scopeMetrics ?? []) as Msg[]) {
-      for (const m of (sm.metrics ?? []) as Msg[]) {
-        const data = m.gauge ?? m.sum ?? m.histogram ?? m.exponentialHistogram ?? m.summary;
-        for (const dp of (data?.dataPoints ?? []) as Msg[]) attributes(dp.attributes, 'dataPoint');
-        n += data?.dataPoints?.length ?? 0;
-      }
-    }
-  }
-  return n;
-}
-
-export function countProtoLogs(body: Buffer): number {
-  const req = decode('logs', body);
-  let n = 0;
-  for (const rl of (req.resourceLogs ?? []) as Msg[]) {
-    attributes(rl.resource?.attributes, 'resource');
-    for (const sl of (rl.scopeLogs ?? []) as Msg[]) {
-      for (const r of (sl.logRecords ?? []) as Msg[]) {
-        id(r.traceId, 16, 'trace_id');
-        id(r.spanId, 8, 'span_id');
-        attributes(r.attributes, 'logRecord');
-        if (r.body) mapAnyValue(r.body, PROTO_ANY_VALUE, 'body', 0);
-        n++;
-      }
-    }
-  }
-  return n;
-}
-
 /** Logs: every record, decoded (goose's security and approval records become events; genai decides). */
 export function decodeProtoLogs(body: Buffer): LogRecord[] {
   const req = decode('logs', body);

@@ -4,8 +4,8 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { countJsonMetrics, decodeJsonTraces } from '../../src/receiver/decode-json';
-import { countProtoLogs, countProtoMetrics, decodeProtoTraces } from '../../src/receiver/decode-proto';
+import { decodeJsonMetrics, decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../../src/receiver/decode-proto';
 import { BeaconError } from '../../src/model/errors';
 
 function sdkSpans() {
@@ -83,9 +83,9 @@ describe('OTLP decoders', () => {
     mp.getMeter('goose').createHistogram('goose.session_duration_ms').record(12);
     await reader.forceFlush();
     const rm = exporter.getMetrics()[0]!;
-    assert.equal(countProtoMetrics(Buffer.from(ProtobufMetricsSerializer.serializeRequest(rm)!)), 3);
-    assert.equal(countJsonMetrics(Buffer.from(JsonMetricsSerializer.serializeRequest(rm)!)), 3);
+    assert.equal(decodeProtoMetrics(Buffer.from(ProtobufMetricsSerializer.serializeRequest(rm)!)).dataPoints, 3);
+    assert.equal(decodeJsonMetrics(Buffer.from(JsonMetricsSerializer.serializeRequest(rm)!)).dataPoints, 3);
     await mp.shutdown();
-    assert.equal(countProtoLogs(Buffer.from(ProtobufLogsSerializer.serializeRequest([])!)), 0);
+    assert.equal(decodeProtoLogs(Buffer.from(ProtobufLogsSerializer.serializeRequest([])!)).length, 0);
   });
 });
