@@ -22,7 +22,7 @@ export interface WriterOptions extends WriterInit {
 /** What `/health` reports of the writer side. */
 export interface WriterHealth {
   threads: { writer: ThreadStatus; checkpointer: ThreadStatus };
-  queue: { exports: number; bytes: number };
+  queue: { exports: number };
   /** the writer can take an append now (false while it backs off after a failure, or has given up) */
   canStore: boolean;
   checkpoints: { restarts: number; longestRestartMs: number };
@@ -45,7 +45,6 @@ interface WriterThread {
 interface Waiting {
   resolve: (r: AppendResult) => void;
   reject: (e: Error) => void;
-  bytes: number;
   /** the writer thread the rows were handed to */
   generation?: number;
 }
@@ -70,7 +69,6 @@ export class EventLogWriter {
   private readonly waiting = new Map<number, Waiting>();
   private idleTimer?: NodeJS.Timeout;
   private closing = false;
-  private bytesPending = 0;
   private lastFailure?: ThreadError;
   private readonly checkpointStats = { restarts: 0, longestRestartMs: 0 };
   private readonly acknowledged = { fsynced: 0, unsynced: 0 };
@@ -101,11 +99,6 @@ export class EventLogWriter {
     return this.waiting.size;
   }
 
-  /** Record bytes of those exports. */
-  get pendingBytes(): number {
-    return this.bytesPending;
-  }
-
   get running(): boolean {
     return this.writer !== undefined;
   }
@@ -113,7 +106,7 @@ export class EventLogWriter {
   health(): WriterHealth {
     return {
       threads: { writer: this.writerThread.snapshot, checkpointer: this.checkpointerThread.snapshot },
-      queue: { exports: this.waiting.size, bytes: this.bytesPending },
+      queue: { exports: this.waiting.size },
       canStore: !this.closing && this.writerThread.state !== 'failed' && this.writerThread.waitMs() === 0,
       checkpoints: { ...this.checkpointStats },
       acknowledged: { ...this.acknowledged },
@@ -130,10 +123,7 @@ export class EventLogWriter {
     const wait = this.writerThread.waitMs();
     if (wait > 0) throw this.writerDown(wait);
     const id = this.nextId++;
-    let bytes = 0;
-    for (const r of rows) bytes += r.record.length;
-    const result = new Promise<AppendResult>((resolve, reject) => this.waiting.set(id, { resolve, reject, bytes }));
-    this.bytesPending += bytes;
+    const result = new Promise<AppendResult>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     clearTimeout(this.idleTimer);
     let thread: WriterThread;
     try {
@@ -168,7 +158,6 @@ export class EventLogWriter {
     const w = this.waiting.get(id);
     if (!w) return undefined;
     this.waiting.delete(id);
-    this.bytesPending -= w.bytes;
     return w;
   }
 

@@ -37,7 +37,7 @@ export interface HealthInput {
   closing: boolean;
   /** the receiver's counters (exports, spans, inserted…), reported as they are */
   counters?: Record<string, unknown>;
-  /** bytes in flight as admission counts them (bodies being read and decoded included); default: the writer's queue */
+  /** bytes in flight as admission counts them (bodies being read and decoded included); none given, 0 */
   queueBytes?: number;
 }
 
@@ -62,7 +62,7 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
     pid: process.pid,
     log: { path: input.writer.path ?? '', bytes: input.writer.path ? fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) : 0 },
     threads,
-    queue: { exports: w.queue.exports, bytes: input.queueBytes ?? w.queue.bytes },
+    queue: { exports: w.queue.exports, bytes: input.queueBytes ?? 0 },
     checkpoints: w.checkpoints,
     acknowledged: w.acknowledged,
     ...(lastError ? { lastError } : {}),
@@ -73,7 +73,7 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
 
 function bareHealth(pending: number): WriterHealth {
   const idle = { state: 'idle' as const, restarts: 0 };
-  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending, bytes: 0 }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 }, acknowledged: { fsynced: 0, unsynced: 0 } };
+  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 }, acknowledged: { fsynced: 0, unsynced: 0 } };
 }
 
 function fileBytes(path: string): number {
