@@ -60,9 +60,12 @@ export function registerHookRoute(app: FastifyInstance, options: HookRouteOption
     });
 
     scope.post<{ Params: { sub: string } }>('/v1/hooks/goose/:sub', async (req, reply) => {
-      const named = req.headers['x-beacon-log'];
+      const header = req.headers['x-beacon-log'];
       // Node reads header bytes as latin1; curl sent the path's UTF-8 bytes (a home named józef).
-      if (typeof named !== 'string' || canonical(Buffer.from(named, 'latin1').toString('utf8')) !== own) return refuse(reply, 'wrong_log');
+      const named = typeof header === 'string' ? Buffer.from(header, 'latin1').toString('utf8') : undefined;
+      // The launcher names the log the collector's address file sits beside: the same spelling,
+      // almost always, so the path is resolved (an lstat per component) only when it differs.
+      if (named === undefined || (named !== options.logPath && canonical(named) !== own)) return refuse(reply, 'wrong_log');
       const sub = req.params.sub;
       if (!isSubcommand(sub)) return reply.code(404).type('text/plain').send(`unknown hook "${sub}"`);
       const provider = req.headers['x-beacon-policy-provider'];
@@ -83,17 +86,17 @@ export function registerHookRoute(app: FastifyInstance, options: HookRouteOption
 
   function refuse(reply: FastifyReply, why: HookRefusal) {
     stats.refused[why]++;
-    const status = { token: 401, content_type: 415, origin: 403, host: 403, wrong_log: 409 }[why];
-    return reply.code(status).type('text/plain').send(MESSAGES[why]);
+    const { status, message } = REFUSALS[why];
+    return reply.code(status).type('text/plain').send(message);
   }
 }
 
-const MESSAGES: Record<HookRefusal, string> = {
-  token: 'hook requests need the X-Beacon-Hook-Token of the hook-token file beside the event log',
-  content_type: 'hook requests are application/json',
-  origin: 'hook requests come from the hook launcher, never from a web page',
-  host: 'hook requests go to a loopback host name (127.0.0.1, localhost, [::1])',
-  wrong_log: 'this collector writes another event log: record the hook directly',
+const REFUSALS: Record<HookRefusal, { status: number; message: string }> = {
+  token: { status: 401, message: 'hook requests need the X-Beacon-Hook-Token of the hook-token file beside the event log' },
+  content_type: { status: 415, message: 'hook requests are application/json' },
+  origin: { status: 403, message: 'hook requests come from the hook launcher, never from a web page' },
+  host: { status: 403, message: 'hook requests go to a loopback host name (127.0.0.1, localhost, [::1])' },
+  wrong_log: { status: 409, message: 'this collector writes another event log: record the hook directly' },
 };
 
 function refusalOf(req: FastifyRequest, token: string): HookRefusal | undefined {
