@@ -20,7 +20,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string, runId?: string
   const scope = sessionId ?? (runId !== undefined ? `run:${runId}` : 'stream');
 
   if (h === null) {
-    if (d.approval) return approvalRecord(d.approval, d.timestamp ? BigInt(Date.parse(d.timestamp)) * 1_000_000n : ns, sessionId);
+    if (d.approval) return approvalRecord(d.approval, d.timestamp ? BigInt(Date.parse(d.timestamp)) * 1_000_000n : ns, sessionId, scope);
     if (!d.usage) return undefined;
     const u = d.usage;
     const r = base(ns, 'usage.reported', 'usage', freshEventId(), sessionId, 'Session usage reported by goose');
@@ -88,10 +88,10 @@ const ALLOWS = new Set(['allow_once', 'always_allow']);
  * goose's confirmation request → `approval.requested`; the user's answer → `approval.allowed` or
  * `approval.denied`. Keyed by the call id, like the OTLP path's approval records.
  */
-function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: bigint, sessionId?: string): NormalizedEvent {
+function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: bigint, sessionId: string | undefined, scope: string): NormalizedEvent {
   const action = a.decision === undefined ? 'approval.requested' : ALLOWS.has(a.decision) ? 'approval.allowed' : 'approval.denied';
   const message = a.decision === undefined ? 'goose asked the user to confirm a tool call' : `User answered a tool confirmation: ${a.decision}`;
-  const r = base(ns, action, 'approval', callEventId(sessionId ?? 'stream', action, a.callId), sessionId, message);
+  const r = base(ns, action, 'approval', callEventId(scope, action, a.callId), sessionId, message);
   r.approval = { required: true, ...(a.decision !== undefined ? { decision: a.decision } : {}), ...(a.prompt ? { reason: a.prompt } : {}) };
   if (a.toolName) r.tool = { name: a.toolName };
   r.gen_ai = { tool: { ...(a.toolName ? { name: a.toolName } : {}), call: { id: a.callId, ...(a.arguments !== undefined ? { arguments: a.arguments } : {}) } } };

@@ -140,6 +140,9 @@ describe('goose stream-json → harness events', () => {
       ['approval.denied', 'toolu_c2', 'deny_once'],
     ]);
     assert.equal(approvals[0]!.approval?.reason, 'Allow?');
+    // goose reuses call ids across runs: two runs without --session confirm two calls, not one
+    const ask = out.find((e) => e.detail.approval)!;
+    assert.notEqual(streamRecord(ask, undefined, 'run-a')!.record.event.id, streamRecord(ask, undefined, 'run-b')!.record.event.id);
     assert.equal(approvals[0]!.harness.collection_method, 'stream');
     assert.ok(out.every((e) => e.harness?.type !== 'unknown'));
   });
