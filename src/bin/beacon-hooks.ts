@@ -2,7 +2,9 @@
 // goose waits for this process on every tool call and turn: it loads only the hook path
 // (no fastify, protobufjs or pino) and always exits 0.
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
+import { beaconVersion } from '../config/paths';
 import { runHook } from '../hooks/main';
+import { SUBCOMMANDS } from '../hooks/payload';
 
 /** goose writes the event and closes stdin. Read synchronously: `process.stdin` would load the
  *  whole stream and net stack (~3 ms) for one small JSON document. A terminal gives no payload. */
@@ -22,7 +24,7 @@ beacon install goose) with the event JSON on stdin. It records the event in the 
 blocking events, answers on stdout ({"decision":"allow"}, or "block" from a policy provider).
 Whatever goes wrong it answers allow and exits 0, the error on stderr.
 
-subcommands: session-start, prompt-submit, pre-tool, post-tool, stop, session-end
+subcommands: ${SUBCOMMANDS.join(', ')}
 
 options:
   --platform goose  the runtime whose payloads these are (goose only)
@@ -40,19 +42,7 @@ function infoRequest(argv: string[]): string | undefined {
   for (const a of argv) {
     if (a === '--') break;
     if (a === '--help' || a === '-h') return HELP;
-    if (a === '--version' || a === '-V') {
-      let version = 'unknown';
-      // the bundle is dist/beacon-hooks.js, the compiled file dist/src/bin/beacon-hooks.js
-      for (const up of ['..', '../../..']) {
-        try {
-          version = JSON.parse(readFileSync(`${__dirname}/${up}/package.json`, 'utf8')).version;
-          break;
-        } catch {
-          // an unreadable package.json still answers: the probe is about running at all
-        }
-      }
-      return `beacon-hooks ${version}\n`;
-    }
+    if (a === '--version' || a === '-V') return `beacon-hooks ${beaconVersion()}\n`;
   }
   return undefined;
 }

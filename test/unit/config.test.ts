@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULTS, KEYS, envName, type CollectorConfig } from '../../src/config/config';
+import { BEACON_VERSION } from '../../src/model/endpoint';
 import { runBeacon } from '../helpers/daemon';
 import { repoRoot, tempDir } from '../helpers/paths';
 
@@ -83,5 +84,11 @@ describe('config schema', () => {
     const c = runBeacon(['collector', '--log', log], { BEACON_COLLECTOR_PORT: '99999' });
     assert.equal(c.status, 1);
     assert.match(c.stderr, /BEACON_COLLECTOR_PORT must be at most 65535/);
+  });
+});
+
+describe('the version', () => {
+  it('that /health, forwarded records and event envelopes report is package.json\'s', () => {
+    assert.equal(BEACON_VERSION, JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')).version);
   });
 });
