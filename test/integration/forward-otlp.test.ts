@@ -201,7 +201,8 @@ describe('forwarding OTLP/HTTP logs to an independent receiver (@elastic/mockotl
     assert.equal(await c.stop(), 0);
     const f = h.forward[0];
     assert.equal(f.state, 'retrying');
-    assert.ok(f.lagRecords < 2000 && f.lagRecords > 0, 'every event is either still waiting or counted as lost');
+    // every event is either still waiting or counted as lost: the wait above holds only when the two add up to 2000
+    assert.ok(f.lagRecords > 0, 'some are still waiting');
     const lines = c.lines.map((l) => JSON.parse(l));
     assert.ok(lines.some((l) => /retention may prune events it has not received/.test(l.msg) && l.destination === 'gateway'), 'warned before');
     assert.ok(lines.some((l) => /retention pruned events this forward destination had not received/.test(l.msg) && l.events === f.lostToRetention), 'logged after, with the count');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl } from '../helpers/daemon';
@@ -58,8 +58,6 @@ describe('the npm package', () => {
     const usage = run('beacon', ['token-usage', '--json']);
     assert.equal(usage.status, 0, usage.stderr);
     assert.match(JSON.parse(usage.stdout).price_catalog.source, /litellm/);
-    assert.ok(existsSync(join(installed, 'data', 'price-catalog.json')));
-    assert.ok(readdirSync(join(installed, 'dist')).includes('beacon-hooks.js'));
   });
 
   it('no locked dependency asks for a newer Node.js than engines names', () => {

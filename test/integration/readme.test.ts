@@ -27,8 +27,12 @@ describe('README', () => {
   });
 
   it('after npm link the README says beacon …, not node dist/…', () => {
-    const after = readme.slice(readme.indexOf('npm link'));
-    const setUp = after.slice(0, after.indexOf('## Commands'));
+    const at = readme.indexOf('npm link');
+    assert.ok(at >= 0, 'the README says npm link');
+    const after = readme.slice(at);
+    const end = after.indexOf('## Commands');
+    assert.ok(end >= 0, 'a Commands section follows');
+    const setUp = after.slice(0, end);
     assert.doesNotMatch(setUp, /node dist\/src\/bin\/beacon\.js events/);
   });
 
