@@ -121,8 +121,5 @@ export interface NormalizedEvent {
   dropIfChatChildStored?: boolean;
 }
 
-/** The former name of `NormalizedEvent`, kept so branches written against it still compile. */
-export type StoredEvent = NormalizedEvent;
-
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */
 export type ContentField = 'prompt.text' | 'command.command' | 'file.diff' | 'reasoning.text' | 'response.text';

@@ -44,11 +44,6 @@ export function formatDisplayTime(unixNano: bigint, utc = false): string {
   return `${date} ${time}${offsetText(-d.getTimezoneOffset())}`;
 }
 
-/** The local zone's current offset, for headers: `UTC+01:00`. */
-export function localZoneLabel(at = new Date()): string {
-  return `UTC${offsetText(-at.getTimezoneOffset())}`;
-}
-
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 /**

@@ -154,13 +154,3 @@ export function redactString(s: string, knownValues?: ReadonlySet<string>): stri
   const out = redactText(s);
   return knownValues && knownValues.size > 0 ? redactKnown(out, knownValues) : out;
 }
-
-/** Where each rule comes from, for docs and tests. */
-export function ruleSources(): { gitleaks: RuleSet['source'] & { rules: string[]; skipped: RuleSet['skipped'] }; beacon: { id: string; source: string }[] } {
-  return {
-    gitleaks: { ...GITLEAKS.source, rules: GITLEAKS.rules.map((r) => r.id), skipped: GITLEAKS.skipped },
-    beacon: DETECTORS.map((d) => ({ id: d.id, source: d.source })),
-  };
-}
-
-type RuleSet = typeof GITLEAKS;

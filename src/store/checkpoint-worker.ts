@@ -20,7 +20,6 @@ import type { FromCheckpointer } from './writer-protocol';
 const { path, restartBytes, intervalMs, restartWaitMs } = workerData as { path: string; restartBytes: number; intervalMs: number; restartWaitMs: number };
 const port = parentPort!;
 const db = new Database(path, { timeout: restartWaitMs });
-db.pragma(`busy_timeout = ${restartWaitMs}`);
 const pageSize = db.pragma('page_size', { simple: true }) as number;
 const fault = takeTestFault('CHECKPOINTER');
 const send = (m: FromCheckpointer) => port.postMessage(m);

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../model/record';
+import type { NormalizedEvent } from '../model/record';
 
 /** One event as the store writes it: the indexed columns and the record JSON. Plain data, so it
  *  crosses to the writer thread by structured clone. */
@@ -28,7 +28,7 @@ export interface EventRow {
 /** Signed 64-bit range: SQLite INTEGER cannot hold more. */
 const MAX_I64 = (1n << 63n) - 1n;
 
-export function toRow(ev: StoredEvent, json: string): EventRow {
+export function toRow(ev: NormalizedEvent, json: string): EventRow {
   const r = ev.record;
   const u = r.gen_ai?.usage;
   const ts = ev.timeUnixNano > MAX_I64 ? MAX_I64 : ev.timeUnixNano < 0n ? 0n : ev.timeUnixNano;

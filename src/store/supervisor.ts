@@ -46,10 +46,6 @@ export class ThreadSupervisor {
     return this.status.state;
   }
 
-  get failures(): number {
-    return this.consecutive;
-  }
-
   /** Milliseconds until the thread may be started again (0: now). */
   waitMs(now = Date.now()): number {
     return Math.max(0, this.retryAt - now);

@@ -24,4 +24,3 @@ export function summarize(action: string, r: Record<string, any>): Html {
   return html`${clip(r.message ?? '')}`;
 }
 
-export const METHOD_LABEL: Record<string, string> = { otlp: 'OTLP', hook: 'hook', stream: 'stream' };
