@@ -98,7 +98,14 @@ function oneLine(s: string, max: number): string {
   return cut(flat, max);
 }
 
-const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, Math.max(0, max - 1))}…` : s);
+/** `s` in at most `max` characters, the cut marked with … */
+export const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, Math.max(0, max - 1))}…` : s);
+
+/** `3 events`, `1 session` */
+export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/** A cost in dollars (four decimals under $1); `-` when there is none. */
+export const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
 
 /** The terminal's width when stdout is one (or $COLUMNS says so); undefined for a pipe or file: no cutting. */
 export function terminalWidth(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean; columns?: number } = process.stdout): number | undefined {

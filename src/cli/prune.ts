@@ -4,7 +4,7 @@ import { EventLog } from '../store/event-log';
 import { prune } from '../store/retention';
 import { parseCommand, type CommandSpec } from './args';
 import { inspectLog, logProblem, noLogMessage } from './log-access';
-import { plural } from './token-usage';
+import { plural } from './format';
 
 export const PRUNE_COMMAND = {
   name: 'beacon prune',

@@ -5,7 +5,7 @@ import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { UsagePricer } from '../pricing/usage-groups';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../store/activity-query';
 import { parseCommand, type CommandSpec } from './args';
-import { formatTable, terminalWidth } from './format';
+import { formatTable, terminalWidth, usd } from './format';
 import { openLogForReading, timeRange } from './log-access';
 import { writeLine } from './output';
 
@@ -30,7 +30,6 @@ now, as for beacon events. The same query the dashboard's Sessions page runs.`,
   examples: ['beacon sessions --since 7d', 'beacon sessions --repository ~/src/app --sort tokens', 'beacon sessions --json | jq .id'],
 } as const satisfies CommandSpec;
 
-const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
 
 export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
   const parsed = parseCommand(SESSIONS_COMMAND, argv, out);

@@ -9,12 +9,11 @@ import { matchModel } from '../pricing/match';
 import { EventLog } from '../store/event-log';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../store/usage-query';
 import { parseCommand, type CommandSpec } from './args';
-import { fitWidths, terminalWidth } from './format';
+import { cut, fitWidths, plural, terminalWidth, usd } from './format';
 import { noLogMessage, openLogForReading, timeRange } from './log-access';
 
 const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
 /** `1 run`, `2 runs` */
-export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 export const TOKEN_USAGE_COMMAND = {
   name: 'beacon token-usage',
@@ -177,7 +176,6 @@ export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: s
 
 const tokens = (g: UsageGroup) => g.usage.input_tokens + g.usage.output_tokens + g.usage.cache_read_input_tokens + g.usage.cache_creation_input_tokens;
 const n = (x: number) => x.toLocaleString('en-US');
-const usd = (x: number | null) => (x === null ? '-' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
 
 function merge(into: UsageGroup, g: UsageGroup): void {
   into.model_calls += g.model_calls;
@@ -197,8 +195,7 @@ function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping
   const rows = [head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')];
   // numbers right-aligned; the group names give way when the terminal is narrow
   const widths = fitWidths(rows, maxWidth, [0]);
-  const cell = (c: string, w: number) => (c.length > w ? `${c.slice(0, Math.max(0, w - 1))}…` : c);
-  const line = (r: string[]) => cell(r.map((c, i) => (i === 0 ? cell(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
+  const line = (r: string[]) => cut(r.map((c, i) => (i === 0 ? cut(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
   return rows.map(line).join('\n') + (totals.unpriced_model_calls > 0 ? '\n* some calls unpriced: see below' : '');
 }
 
