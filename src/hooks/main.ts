@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { DirectLogSink } from '../ingest/direct-sink';
-import { EventLog } from '../store/event-log';
 import { lastWorkingDirectory } from '../store/session-directory';
 import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
 import { BLOCKING, SUBCOMMANDS } from './payload';
@@ -38,20 +37,13 @@ export async function runHook(argv: string[], io: HookIO): Promise<number> {
     platformKnown = true;
     sub = positionals[0];
     if (!isSubcommand(sub)) throw new Error(`unknown subcommand "${sub ?? ''}" (expected ${SUBCOMMANDS.join(', ')})`);
-    sink = new DirectLogSink(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS });
+    const direct = (sink = new DirectLogSink(resolveEventLogPath(values.log, io.env), { busyTimeoutMs: BUSY_TIMEOUT_MS }));
     // The launcher's per-invocation key: the same as on its fast-path attempt, so both land once.
     const key = io.env.BEACON_HOOK_KEY;
-    const logPath = resolveEventLogPath(values.log, io.env);
     const outcome = await handleHook(sub, await io.stdin(), {
-      sink, env: io.env, ...(key ? { idempotencyKey: key } : {}),
-      rememberedDir: (session) => {
-        const log = EventLog.open(logPath, { readonly: true });
-        try {
-          return lastWorkingDirectory(log, session);
-        } finally {
-          log.close();
-        }
-      },
+      sink: direct, env: io.env, ...(key ? { idempotencyKey: key } : {}),
+      // read on the sink's own connection: one open of the log per hook, not two
+      rememberedDir: (session) => lastWorkingDirectory(direct.eventLog(), session),
     });
     for (const e of outcome.errors) io.stderr(`beacon-hooks: ${e}\n`);
     if (outcome.reply !== undefined) io.stdout(outcome.reply);

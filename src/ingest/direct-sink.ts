@@ -48,6 +48,11 @@ export class DirectLogSink implements EventSink {
     return this.appendSync(rows);
   }
 
+  /** The log this sink writes, opened: for what a hook reads beside its append (a session's directory). */
+  eventLog(): EventLog {
+    return this.open().log!;
+  }
+
   /** The same, synchronously (better-sqlite3 is synchronous; the hook path has nothing else to do meanwhile). */
   appendSync(rows: EventRow[]): DirectAppendResult {
     let result: AppendResult;
