@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/event-log';
-import { forwardChecks } from './forward-checks';
+import { forwardChecks, type ForwardEntry } from './forward-checks';
 import { inspectLog, logProblem } from '../store/log-file';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
@@ -37,10 +37,11 @@ export interface DoctorContext {
 export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const checks: Check[] = [];
   const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
-  const collector = await collectorCheck(base, ctx, ctx.fetchTimeoutMs ?? 1500);
+  // One /health read serves the collector check and the forwarding checks.
+  const { check: collector, health } = await collectorCheck(base, ctx, ctx.fetchTimeoutMs ?? 1500);
   checks.push(collector);
   if (ctx.service) checks.push(serviceCheck(ctx.service, collector.status !== 'fail'));
-  checks.push(...(await forwardChecks(base, ctx.fetchTimeoutMs ?? 1500)));
+  checks.push(...forwardChecks(health?.forward));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...pluginChecks(ctx));
@@ -61,41 +62,50 @@ function sameFile(a: string, b: string): boolean {
   return canon(a) === canon(b);
 }
 
-async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<Check> {
+type Health = { status?: unknown; version?: unknown; log?: { path?: unknown }; forward?: ForwardEntry[] };
+
+/** The collector check, and the /health body it read (when it was Beacon's). */
+async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
   const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
     ? 'start it: beacon collector in a terminal (there is no systemd user session here for beacon service)'
     : 'start it: beacon service install, or beacon collector in a terminal';
   let r: Response;
-  let body: { status?: unknown; version?: unknown; log?: { path?: unknown } } = {};
+  let body: Health = {};
   try {
     r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
-    return { id: 'collector', status: 'fail', message: `not reachable at ${base}${where}: ${cause}`, fix: startFix };
+    return { check: { id: 'collector', status: 'fail', message: `not reachable at ${base}${where}: ${cause}`, fix: startFix } };
   }
   try {
     body = (await r.json()) as typeof body;
   } catch {
-    return { id: 'collector', status: 'fail', message: `${base}${where} answered ${r.status} with something that is not Beacon's /health: another program holds the port?`, fix: `stop it, or run Beacon on another port (beacon service install --port N)` };
+    return { check: { id: 'collector', status: 'fail', message: `${base}${where} answered ${r.status} with something that is not Beacon's /health: another program holds the port?`, fix: `stop it, or run Beacon on another port (beacon service install --port N)` } };
   }
   const status = typeof body.status === 'string' ? body.status : '';
   const version = typeof body.version === 'string' ? ` (beacon ${body.version})` : '';
   if (!r.ok || (status !== 'ok' && status !== 'degraded')) {
-    return { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${status}${version}: it cannot store events now`.trim(), fix: 'see its log (journalctl --user -u beacon-collector), then restart it' };
+    return { check: { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${status}${version}: it cannot store events now`.trim(), fix: 'see its log (journalctl --user -u beacon-collector), then restart it' }, health: body };
   }
   // A collector writing another log than the one read here (and the hooks write) splits the data.
   const served = typeof body.log?.path === 'string' ? body.log.path : undefined;
   if (served !== undefined && !sameFile(served, ctx.log)) {
     return {
-      id: 'collector', status: 'fail',
-      message: `the collector at ${base}${version} writes ${served}, but this check (and the hooks installed with it) use ${ctx.log}: OTLP and hook events land in two logs`,
-      fix: `run both on one log: pass the same --log (or BEACON_ENDPOINT_LOG) to beacon service install and beacon install goose`,
+      check: {
+        id: 'collector', status: 'fail',
+        message: `the collector at ${base}${version} writes ${served}, but this check (and the hooks installed with it) use ${ctx.log}: OTLP and hook events land in two logs`,
+        fix: `run both on one log: pass the same --log (or BEACON_ENDPOINT_LOG) to beacon service install and beacon install goose`,
+      },
+      health: body,
     };
   }
   return {
-    id: 'collector', status: status === 'ok' ? 'ok' : 'warn',
-    message: `reachable at ${base}${where}${version}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
+    check: {
+      id: 'collector', status: status === 'ok' ? 'ok' : 'warn',
+      message: `reachable at ${base}${where}${version}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
+    },
+    health: body,
   };
 }
 
