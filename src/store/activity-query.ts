@@ -265,14 +265,16 @@ export function sessionTimeline(db: Database.Database, sessionId: string, opts: 
     const last = rows[limit - 1]!;
     next = { tsNs: last.tsNs, seq: last.seq };
     // Complete the calls begun on this page with observations stored after it.
+    // One read for all of them (not one per call id): ~20 observations a call at most.
     const open = [...new Set(rows.filter((r) => r.toolCallId !== null).map((r) => r.toolCallId!))];
-    const more = db.prepare(
-      `SELECT seq, ts_ns AS tsNs, method, action, tool_call_id AS toolCallId, record FROM events ${hint(db, 'events_session')}
-       WHERE session_id = ? AND tool_call_id = ? AND (ts_ns > ? OR (ts_ns = ? AND seq > ?)) ORDER BY ts_ns, seq LIMIT 20`,
-    ).safeIntegers(true);
-    for (const id of open) rows.push(...(more.all(sessionId, id, last.tsNs, last.tsNs, last.seq) as StoredActivity[]));
+    if (open.length > 0) {
+      const more = db.prepare(
+        `SELECT seq, ts_ns AS tsNs, method, action, tool_call_id AS toolCallId, record FROM events ${hint(db, 'events_session')}
+         WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND (ts_ns > ? OR (ts_ns = ? AND seq > ?)) ORDER BY ts_ns, seq LIMIT ?`,
+      ).safeIntegers(true);
+      rows.push(...(more.all(sessionId, JSON.stringify(open), last.tsNs, last.tsNs, last.seq, open.length * 20) as StoredActivity[]));
+    }
   }
-  for (const r of rows) r.toolCallId = r.toolCallId === null ? null : String(r.toolCallId);
   return { items: joinToolCalls(rows), next, events: rows.length };
 }
 
