@@ -3,9 +3,9 @@
  * goose-shaped logs export (protoc-encoded) and a counters export, beside the trace pipeline's ceiling
  * measured in the same run, so the figures read as ratios.
  */
-import { extractGenAiEvents } from '../src/genai/extract';
-import { extractLogEvents } from '../src/genai/log-records';
-import { extractMetricEvents } from '../src/genai/metric-points';
+import { spanEvents } from '../src/sources/dispatch';
+import { extractLogEvents } from '../src/sources/goose/log-records';
+import { extractMetricEvents } from '../src/sources/goose/metric-points';
 import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../src/receiver/decode-proto';
 import { toRows } from '../src/ingest/rows';
 import { analysisComplete, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed, toolCallCompleted, userDecision } from '../test/helpers/goose-logs';
@@ -51,7 +51,7 @@ export function benchLogs(): Record<string, number> {
   ], { start: 1787301000000000000n, time: 1787301060000000000n }));
   const store = toRows;
   const r: Record<string, number> = {};
-  r.tracePipelineSpansPerSec = rate(2, () => (store(extractGenAiEvents(decodeProtoTraces(traces)).events), 100));
+  r.tracePipelineSpansPerSec = rate(2, () => (store(spanEvents(decodeProtoTraces(traces)).events), 100));
   r.logPipelineRecordsPerSec = rate(2, () => (store(extractLogEvents(decodeProtoLogs(logs)).events), 100));
   const points = decodeProtoMetrics(metrics).dataPoints;
   r.metricPipelinePointsPerSec = rate(2, () => (store(extractMetricEvents(decodeProtoMetrics(metrics).points)), points));

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { extractGenAiEvents } from '../src/genai/extract';
+import { spanEvents } from '../src/sources/dispatch';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
 import { EventLog } from '../src/store/event-log';
 import { toRows } from '../src/ingest/rows';
@@ -60,7 +60,7 @@ async function main() {
     // Ceilings: one thread, no HTTP.
     results.decodeSpansPerSec = rate(2, (i) => decodeProtoTraces(stampIds(body, idOffsets, i)).length);
     const pipeline = (unredacted: boolean) => (i: number) => {
-      const ex = extractGenAiEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
+      const ex = spanEvents(decodeProtoTraces(stampIds(body, idOffsets, i)));
       if (unredacted) toRows(ex.events, limitRecordUnredacted);
       else toRows(ex.events);
       return 100;
@@ -90,7 +90,7 @@ async function main() {
       for (const s of corpus) redactString(s);
       return corpus.length;
     });
-    const first = () => extractGenAiEvents(decodeProtoTraces(body)).events[0]!;
+    const first = () => spanEvents(decodeProtoTraces(body)).events[0]!;
     const huge = { result: `${'lorem ipsum token dolor key '.repeat(40_000)}password=hunter2hunter2` };
     const t = performance.now();
     for (let k = 0; k < 5; k++) {
@@ -105,7 +105,7 @@ async function main() {
     const t2 = performance.now();
     toRows([hostile]);
     results.hostileContentSanitizeMs = performance.now() - t2;
-    const sample = toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
+    const sample = toRows(spanEvents(decodeProtoTraces(body)).events).rows;
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { extractGenAiEvents } from '../src/genai/extract';
+import { spanEvents } from '../src/sources/dispatch';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
 import { EventLog } from '../src/store/event-log';
 import { EventLogWriter } from '../src/store/event-log-writer';
@@ -21,7 +21,7 @@ const DAY = 86_400_000_000_000n;
 
 function sampleRows(): EventRow[] {
   const { body } = gooseExportTemplate(100);
-  return toRows(extractGenAiEvents(decodeProtoTraces(body)).events).rows;
+  return toRows(spanEvents(decodeProtoTraces(body)).events).rows;
 }
 
 const stamp = (rows: EventRow[], i: number) => rows.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }));

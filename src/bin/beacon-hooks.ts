@@ -4,7 +4,7 @@
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { beaconVersion } from '../config/paths';
 import { runHook } from '../hooks/main';
-import { SUBCOMMANDS } from '../hooks/payload';
+import { SUBCOMMANDS } from '../sources/goose/hook-payload';
 
 /** goose writes the event and closes stdin. Read synchronously: `process.stdin` would load the
  *  whole stream and net stack (~3 ms) for one small JSON document. A terminal gives no payload. */

@@ -6,10 +6,10 @@ import { redactValue } from '../redact/sanitize';
 import { DirectLogSink, isLockTrouble } from '../ingest/direct-sink';
 import { toRows } from '../ingest/rows';
 import type { EventRow } from '../ingest/sink';
-import { GooseStreamParser } from '../stream/goose-stream';
-import type { StreamEvent } from '../stream/harness-event';
+import { GooseStreamParser } from '../sources/goose/stream-json';
+import type { StreamEvent } from '../model/harness-event';
 import { LineSplitter } from '../stream/lines';
-import { streamRecord } from '../stream/to-record';
+import { streamRecord } from '../sources/goose/stream-record';
 import { expectPositional, parseCommand, type CommandSpec } from './args';
 
 export const STREAM_COMMAND = {

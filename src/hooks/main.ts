@@ -3,7 +3,7 @@ import { resolveEventLogPath } from '../config/paths';
 import { DirectLogSink } from '../ingest/direct-sink';
 import { lastWorkingDirectory } from '../store/session-directory';
 import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
-import { BLOCKING, SUBCOMMANDS } from './payload';
+import { BLOCKING, SUBCOMMANDS } from '../sources/goose/hook-payload';
 
 export interface HookIO {
   stdin: () => Promise<string>;

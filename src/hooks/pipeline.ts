@@ -4,8 +4,8 @@ import type { EventSink } from '../ingest/sink';
 import { callEventId, freshEventId } from '../model/event-id';
 import type { NormalizedEvent, Severity } from '../model/record';
 import { nowUnixNano } from '../model/time';
-import { hookEvents, policyCandidate } from './events';
-import { BLOCKING, SUBCOMMANDS, parsePayload, type Subcommand } from './payload';
+import { hookEvents, policyCandidate } from '../sources/goose/hook-events';
+import { BLOCKING, SUBCOMMANDS, parsePayload, type Subcommand } from '../sources/goose/hook-payload';
 import { consultPolicy, policyProvider, type PolicyVerdict } from './policy';
 
 const ALLOW = '{"decision":"allow"}';

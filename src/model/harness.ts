@@ -19,3 +19,9 @@ export function normalizeHarnessName(name: string): string {
 export function isGooseName(name: string): boolean {
   return GOOSE_SPELLINGS.has(name.trim().toLowerCase());
 }
+
+/** The harness of an agent Beacon has no source for: its `service.name`, normalized, or `otel`. */
+export function resourceHarness(resource: Record<string, unknown>): string {
+  const service = resource['service.name'];
+  return typeof service === 'string' && service !== '' ? normalizeHarnessName(service) : 'otel';
+}

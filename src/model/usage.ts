@@ -1,6 +1,20 @@
 import type { Usage } from './record';
 
-/** Token counts as a source reports them: `input` includes both cache buckets (OTel GenAI conventions, goose). */
+/**
+ * What an agent's numbers mean. Sources disagree: goose, Codex, Gemini, Copilot and opencode report
+ * input *including* cache reads and writes (the GenAI conventions' reading); Claude Code passes
+ * Anthropic's wire value, which *excludes* both. Gemini's output excludes thoughts; Qwen Code reuses
+ * Gemini's field names with output *including* them. Each source states its own; nothing assumes.
+ */
+export interface UsageSemantics {
+  inputIncludesCache: boolean;
+  outputIncludesReasoning: boolean;
+}
+
+/** The GenAI semantic conventions' reading (and goose's, which documents it). */
+export const SEMCONV_USAGE: UsageSemantics = Object.freeze({ inputIncludesCache: true, outputIncludesReasoning: true });
+
+/** Token counts as a source reports them; what `input` and `output` cover is the source's `UsageSemantics`. */
 export interface ReportedUsage {
   input?: number;
   output?: number;
@@ -11,16 +25,18 @@ export interface ReportedUsage {
 }
 
 /**
- * Token usage in Beacon's disjoint buckets: the stored input is what is left after both cache
- * buckets, so summing the four buckets counts every token once. Reasoning tokens are part of output
- * and never added to it. Undefined when the source reported nothing. Every source (OTLP spans, the
- * stream's `complete` record) goes through here, so the arithmetic exists once.
+ * Token usage in Beacon's disjoint buckets: input without either cache bucket, output with
+ * reasoning inside, so summing input, output and the two cache buckets counts every token once.
+ * Undefined when the source reported nothing. Every source goes through here with its own
+ * semantics, so the arithmetic exists once.
  */
-export function disjointUsage(u: ReportedUsage): Usage | undefined {
+export function disjointUsage(u: ReportedUsage, semantics: UsageSemantics): Usage | undefined {
   if (Object.values(u).every((v) => v === undefined)) return undefined;
   const usage: Usage = {};
-  if (u.input !== undefined) usage.input_tokens = Math.max(0, u.input - (u.cacheRead ?? 0) - (u.cacheCreation ?? 0));
-  if (u.output !== undefined) usage.output_tokens = u.output;
+  if (u.input !== undefined) {
+    usage.input_tokens = semantics.inputIncludesCache ? Math.max(0, u.input - (u.cacheRead ?? 0) - (u.cacheCreation ?? 0)) : u.input;
+  }
+  if (u.output !== undefined) usage.output_tokens = semantics.outputIncludesReasoning ? u.output : u.output + (u.reasoning ?? 0);
   if (u.cacheRead !== undefined) usage.cache_read = { input_tokens: u.cacheRead };
   if (u.cacheCreation !== undefined) usage.cache_creation = { input_tokens: u.cacheCreation };
   if (u.reasoning !== undefined) usage.reasoning = { output_tokens: u.reasoning };

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { extractLogEvents } from '../genai/log-records';
-import { extractMetricEvents } from '../genai/metric-points';
+import { logEvents, metricEvents } from '../sources/dispatch';
 import { ingestEvents } from '../ingest/ingest';
 import type { EventSink } from '../ingest/sink';
 import type { NormalizedEvent } from '../model/record';
@@ -17,14 +16,14 @@ export interface SignalIngestResult {
   message: string;
 }
 
-/** One logs export: goose's security and approval records → events → the ingest stage; every other record is counted only. */
+/** One logs export: each agent's records its source keeps → events → the ingest stage; every other record is counted only. */
 export async function ingestLogs(records: readonly LogRecord[], sink: EventSink, logger: Logger): Promise<SignalIngestResult> {
-  return store(records.length, extractLogEvents(records).events, sink, logger, 'log records');
+  return store(records.length, logEvents(records).events, sink, logger, 'log records');
 }
 
-/** One metrics export: goose's counters → one summary event per counter and goose process → the ingest stage. */
+/** One metrics export: the counters an agent's source keeps → summary events → the ingest stage. */
 export async function ingestMetrics(decoded: { points: readonly MetricPoint[]; dataPoints: number }, sink: EventSink, logger: Logger): Promise<SignalIngestResult> {
-  return store(decoded.dataPoints, extractMetricEvents(decoded.points), sink, logger, 'data points');
+  return store(decoded.dataPoints, metricEvents(decoded.points), sink, logger, 'data points');
 }
 
 async function store(items: number, events: NormalizedEvent[], sink: EventSink, logger: Logger, what: string): Promise<SignalIngestResult> {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { extractGenAiEvents } from '../genai/extract';
+import { spanEvents } from '../sources/dispatch';
 import { ingestEvents } from '../ingest/ingest';
 import type { EventSink } from '../ingest/sink';
 import type { SpanRecord } from '../model/span';
@@ -18,7 +18,7 @@ export interface TraceIngestResult {
  * events are committed, so an acknowledged export is never lost.
  */
 export async function ingestTraces(spans: readonly SpanRecord[], sink: EventSink, logger: Logger): Promise<TraceIngestResult> {
-  const extraction = extractGenAiEvents(spans);
+  const extraction = spanEvents(spans);
   const stored = await ingestEvents(extraction.events, sink);
   const reasons = [
     ...extraction.rejected.map((r) => `span ${r.spanId || '(no id)'}: ${r.reason}`),

@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 import type { BeaconRecord, Fidelity } from '../model/record';
 import { fragmentDiff, wholeContentDiff, type FileDiff } from './diff';
-import { gooseToolUse, type FileChange } from './goose-tools';
+import type { FileChange, ToolUse } from './tool-use';
 import { splitToolName } from './tool-name';
 
-/** What a goose tool call is, in Beacon's action vocabulary. Shared by the hook and OTLP paths. */
+/** What a tool call is, in Beacon's action vocabulary. Shared by every agent and every path. */
 export interface ToolClassification {
   action: 'command.executed' | 'file.modified' | 'file.read' | 'mcp.tool_invoked' | 'tool.invoked';
   category: 'command' | 'file' | 'mcp' | 'tool';
@@ -26,11 +26,10 @@ export interface ClassifyOptions {
 }
 
 /**
- * A goose tool call in Beacon's action vocabulary, from the one goose tool table (`gooseToolUse`).
+ * A tool call in Beacon's action vocabulary, from what the agent's own tool table says it does.
  * A known tool without an action of its own (`load_skill`) is a generic `tool.invoked`, observed.
  */
-export function classifyGooseTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
-  const use = gooseToolUse(name, input);
+export function classifyToolUse(name: string, use: ToolUse, options: ClassifyOptions = {}): ToolOutcome {
   const display = splitToolName(name).original;
   switch (use.kind) {
     case 'consumed':

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
+import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
@@ -18,7 +18,7 @@ const MIN = 60_000_000_000n;
 const DAY = 1440n * MIN;
 
 function store(log: EventLog, spans: object): void {
-  const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(spans as never)))));
+  const ex = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(spans as never)))));
   log.append(toRows(ex.events).rows);
 }
 

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { portWarning } from '../../src/cli/listen-hints';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
+import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
@@ -22,7 +22,7 @@ function seededLog(turns: number, start = 1787301000000000000n): string {
   const path = join(tempDir('cli-log-'), 'events.db');
   const log = EventLog.open(path);
   for (let i = 0; i < turns; i++) {
-    const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: `s${i % 3}`, start: start + BigInt(i) * 60_000_000_000n }).spans)))));
+    const ex = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: `s${i % 3}`, start: start + BigInt(i) * 60_000_000_000n }).spans)))));
     log.append(toRows(ex.events).rows);
   }
   log.close();

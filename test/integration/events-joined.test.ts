@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
+import { spanEvents } from '../../src/sources/dispatch';
 import { toRows } from '../../src/ingest/rows';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { EventLog } from '../../src/store/event-log';
@@ -21,7 +21,7 @@ const now = () => BigInt(Date.now()) * MS;
 
 function storeSpans(path: string, spans: SpanSpec[]): void {
   const log = EventLog.open(path);
-  const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(spans)))));
+  const ex = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(spans)))));
   log.append(toRows(ex.events).rows);
   log.close();
 }

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
+import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
-import { GooseStreamParser } from '../../src/stream/goose-stream';
-import { streamRecord } from '../../src/stream/to-record';
+import { GooseStreamParser } from '../../src/sources/goose/stream-json';
+import { streamRecord } from '../../src/sources/goose/stream-record';
 import { runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/paths';
 
 /** Stores spans exactly as the collector would (decode → extract → redact → rows). */
 function storeSpans(log: EventLog, req: object): void {
-  const ex = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(req))));
+  const ex = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(req))));
   log.append(toRows(ex.events).rows);
 }
 

@@ -9,8 +9,8 @@ import { repoRoot } from '../helpers/paths';
  * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
  */
 const RANK: Record<string, number> = {
-  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, genai: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 2,
-  receiver: 3, hooks: 3, stream: 3, setup: 3, collector: 4, cli: 5, bin: 6,
+  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, sources: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 2,
+  receiver: 3, hooks: 3, stream: 1, setup: 3, collector: 4, cli: 5, bin: 6,
 };
 
 function sources(dir: string): string[] {
@@ -37,6 +37,26 @@ describe('stage boundaries', () => {
       for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import\(|require\()\s*'(\.{1,2}\/[^']+)'/g)) {
         const to = stageOf(resolve(dirname(f), m[1]!));
         if (to !== from && !(RANK[to]! < RANK[from]!)) violations.push(`${relative(src, f)} → ${to}`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  it('a source never imports another agent\'s source (plain GenAI conventions and the stage\'s shared files excepted)', () => {
+    const sourcesDir = join(src, 'sources');
+    const agentOf = (file: string) => {
+      const parts = relative(sourcesDir, file).split(sep);
+      return parts.length > 1 ? parts[0]! : undefined;
+    };
+    const shared = new Set([undefined, 'otel-genai']);
+    const violations: string[] = [];
+    for (const f of files.filter((f) => f.startsWith(sourcesDir + sep))) {
+      const from = agentOf(f);
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import\(|require\()\s*'(\.{1,2}\/[^']+)'/g)) {
+        const target = resolve(dirname(f), m[1]!);
+        if (!target.startsWith(sourcesDir + sep)) continue;
+        const to = agentOf(target + '.ts');
+        if (to !== from && !shared.has(to) && from !== undefined) violations.push(`${relative(src, f)} → ${to}`);
       }
     }
     assert.deepEqual(violations, []);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
+import { spanEvents } from '../../src/sources/dispatch';
 import { primaryContentField } from '../../src/ingest/content-field';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { gooseDefaultLoopTurn, gooseStateMachineTurn, hex } from '../helpers/goose-spans';
@@ -14,7 +14,7 @@ function chatSpan(attributes: SpanSpec['attributes'], extra: Partial<SpanSpec> =
 
 describe('GenAI extraction: goose default loop', () => {
   const turn = gooseDefaultLoopTurn();
-  const { events, rejected } = extractGenAiEvents(decode(traceRequest(turn.spans)));
+  const { events, rejected } = spanEvents(decode(traceRequest(turn.spans)));
 
   it('selects spans by gen_ai.operation.name: 2 model calls and 2 tool calls; invoke_agent, execute_hook and todo are not events', () => {
     assert.deepEqual(rejected, []);
@@ -68,7 +68,7 @@ describe('GenAI extraction: goose default loop', () => {
 describe('GenAI extraction: goose opt-in loop (GOOSE_STATE_MACHINE=1)', () => {
   it('counts a chat span wrapping a chat child once (the child, with the cache buckets)', () => {
     const turn = gooseStateMachineTurn();
-    const { events } = extractGenAiEvents(decode(traceRequest(turn.spans)));
+    const { events } = spanEvents(decode(traceRequest(turn.spans)));
     const chats = events.filter((e) => e.record.event.action === 'model.invoked');
     assert.equal(chats.length, 1);
     assert.equal(chats[0]!.record.trace?.span_id, turn.chatSpanIds[0]);
@@ -88,7 +88,7 @@ describe('GenAI extraction: attribute forms', () => {
       key: 'gen_ai.output.messages',
       value: { arrayValue: { values: [{ kvlistValue: { values: [{ key: 'role', value: { stringValue: 'assistant' } }, { key: 'parts', value: { arrayValue: { values: [{ kvlistValue: { values: [{ key: 'type', value: { stringValue: 'reasoning' } }, { key: 'content', value: { stringValue: 'think' } }] } }] } } }] } }] } },
     });
-    const [ev] = extractGenAiEvents(decode(req)).events;
+    const [ev] = spanEvents(decode(req)).events;
     assert.deepEqual(ev!.record.gen_ai?.response?.finish_reasons, ['stop', 'length']);
     assert.equal(ev!.record.gen_ai?.provider?.name, 'openai');
     assert.deepEqual(ev!.record.gen_ai?.usage, { input_tokens: 60, cache_creation: { input_tokens: 40 } });
@@ -96,14 +96,14 @@ describe('GenAI extraction: attribute forms', () => {
   });
 
   it('never lets input go below zero when a source reports exclusive input', () => {
-    const [ev] = extractGenAiEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.cache_read.input_tokens': 500 })]))).events;
+    const [ev] = spanEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.cache_read.input_tokens': 500 })]))).events;
     assert.equal(ev!.record.gen_ai?.usage?.input_tokens, 0);
   });
 
   it('rejects a span with an invalid token count and keeps the others', () => {
     const good = chatSpan({ 'gen_ai.usage.input_tokens': 5 });
     const bad = chatSpan({ 'gen_ai.usage.output_tokens': -3 });
-    const out = extractGenAiEvents(decode(traceRequest([good, bad])));
+    const out = spanEvents(decode(traceRequest([good, bad])));
     assert.equal(out.events.length, 1);
     assert.equal(out.rejected.length, 1);
     assert.match(out.rejected[0]!.reason, /gen_ai\.usage\.output_tokens must be a non-negative integer/);
@@ -111,15 +111,15 @@ describe('GenAI extraction: attribute forms', () => {
 
   it('does not take gooseai for goose, and keeps other services under their own name', () => {
     for (const [service, harness] of [['gooseai', 'gooseai'], ['goose-ai', 'goose-ai'], ['goose.ai', 'goose.ai'], ['Goose-CLI', 'goose'], ['codename goose', 'goose'], ['My-Agent', 'my-agent']]) {
-      const [ev] = extractGenAiEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 1 })], { 'service.name': service! }))).events;
+      const [ev] = spanEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 1 })], { 'service.name': service! }))).events;
       assert.equal(ev!.record.harness.name, harness, service);
     }
   });
 
   it('gives spans without ids a content-derived id, so a retry is still idempotent', () => {
     const s = chatSpan({ 'gen_ai.usage.input_tokens': 1 }, { traceId: '', spanId: '' });
-    const a = extractGenAiEvents(decode(traceRequest([s]))).events[0]!.record.event.id;
-    const b = extractGenAiEvents(decode(traceRequest([s]))).events[0]!.record.event.id;
+    const a = spanEvents(decode(traceRequest([s]))).events[0]!.record.event.id;
+    const b = spanEvents(decode(traceRequest([s]))).events[0]!.record.event.id;
     assert.equal(a, b);
   });
 });

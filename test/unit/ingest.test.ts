@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hookEvents } from '../../src/hooks/events';
+import { hookEvents } from '../../src/sources/goose/hook-events';
 import { DirectLogSink } from '../../src/ingest/direct-sink';
 import { ingestEvents } from '../../src/ingest/ingest';
 import { toRows } from '../../src/ingest/rows';
 import { readSegment, spoolRows } from '../../src/ingest/spool';
 import { newRecord } from '../../src/model/envelope';
-import { disjointUsage } from '../../src/model/usage';
+import { SEMCONV_USAGE, disjointUsage } from '../../src/model/usage';
 import type { NormalizedEvent } from '../../src/model/record';
 import { EventLog } from '../../src/store/event-log';
-import { GooseStreamParser } from '../../src/stream/goose-stream';
-import { streamRecord } from '../../src/stream/to-record';
+import { GooseStreamParser } from '../../src/sources/goose/stream-json';
+import { streamRecord } from '../../src/sources/goose/stream-record';
 import { tempDir } from '../helpers/paths';
 
 const NOW = 1787301000000000000n;
@@ -64,12 +64,12 @@ describe('ingest stage: events → rows → sink', () => {
   });
 
   it('disjoint usage: input is what is left after both cache buckets, never below zero; a negative cost is dropped', () => {
-    assert.deepEqual(disjointUsage({ input: 2000, output: 50, cacheRead: 1500, cacheCreation: 100, costUsd: 0.01 }), {
+    assert.deepEqual(disjointUsage({ input: 2000, output: 50, cacheRead: 1500, cacheCreation: 100, costUsd: 0.01 }, SEMCONV_USAGE), {
       input_tokens: 400, output_tokens: 50, cache_read: { input_tokens: 1500 }, cache_creation: { input_tokens: 100 }, cost_usd: 0.01,
     });
-    assert.equal(disjointUsage({ input: 10, cacheRead: 20 })!.input_tokens, 0);
-    assert.equal(disjointUsage({ output: 1, costUsd: -1 })!.cost_usd, undefined);
-    assert.equal(disjointUsage({}), undefined);
+    assert.equal(disjointUsage({ input: 10, cacheRead: 20 }, SEMCONV_USAGE)!.input_tokens, 0);
+    assert.equal(disjointUsage({ output: 1, costUsd: -1 }, SEMCONV_USAGE)!.cost_usd, undefined);
+    assert.equal(disjointUsage({}, SEMCONV_USAGE), undefined);
   });
 
   it('a spool segment gives back exactly the rows written, 64-bit times included (and any …Ns column the schema adds)', () => {

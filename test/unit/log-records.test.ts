@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractLogEvents } from '../../src/genai/log-records';
+import { extractLogEvents } from '../../src/sources/goose/log-records';
 import { decodeJsonLogs } from '../../src/receiver/decode-json';
 import { decodeProtoLogs } from '../../src/receiver/decode-proto';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractMetricEvents } from '../../src/genai/metric-points';
+import { extractMetricEvents } from '../../src/sources/goose/metric-points';
 import { formatTimestamp } from '../../src/model/time';
 import { decodeJsonMetrics } from '../../src/receiver/decode-json';
 import { decodeProtoMetrics } from '../../src/receiver/decode-proto';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GooseStreamParser } from '../../src/stream/goose-stream';
-import type { HarnessEvent } from '../../src/stream/harness-event';
+import { GooseStreamParser } from '../../src/sources/goose/stream-json';
+import type { HarnessEvent } from '../../src/model/harness-event';
 import { LineSplitter } from '../../src/stream/lines';
-import { streamRecord } from '../../src/stream/to-record';
-import { shellEvent } from '../../src/stream/tools';
+import { streamRecord } from '../../src/sources/goose/stream-record';
+import { shellEvent } from '../../src/sources/goose/stream-tools';
 
 const NOW = new Date('2026-11-30T00:00:00.000Z');
 const msg = (id: string, role: 'assistant' | 'user', content: unknown[], created = 1787301001, inference?: object) =>

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyGooseTool, type ToolClassification } from '../../src/taxonomy/classify';
+import type { ToolClassification } from '../../src/taxonomy/classify';
+import { classifyGooseTool } from '../../src/sources/goose/tools';
 import { fragmentDiff, wholeContentDiff } from '../../src/taxonomy/diff';
 import { splitToolName } from '../../src/taxonomy/tool-name';
-import { harnessToolEvent } from '../../src/stream/tools';
+import { harnessToolEvent } from '../../src/sources/goose/stream-tools';
 
 const cls = (name: string, input: unknown = {}, opts = {}) => classifyGooseTool(name, input, opts) as ToolClassification;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractGenAiEvents } from '../../src/genai/extract';
-import { hookEvents } from '../../src/hooks/events';
+import { spanEvents } from '../../src/sources/dispatch';
+import { hookEvents } from '../../src/sources/goose/hook-events';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
 import { gooseStateMachineTurn, hex } from '../helpers/goose-spans';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
@@ -18,7 +18,7 @@ function dispatchSpan(attributes: SpanSpec['attributes']): SpanSpec {
   };
 }
 
-const one = (span: SpanSpec) => extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest([span]))))).events[0]!.record;
+const one = (span: SpanSpec) => spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest([span]))))).events[0]!.record;
 
 describe('goose ≥ 1.50 tool spans', () => {
   it('capture off: the call is recorded with its outcome unknown, never as a success', () => {
@@ -63,7 +63,7 @@ describe('goose ≥ 1.50 tool spans', () => {
 
   it("the opt-in loop's execute_tool span reports failures in error.type: no error there is a success", () => {
     const turn = gooseStateMachineTurn();
-    const r = extractGenAiEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(turn.spans))))).events.find((e) => e.record.event.category === 'command')!.record;
+    const r = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(turn.spans))))).events.find((e) => e.record.event.category === 'command')!.record;
     assert.equal(r.raw?.outcome, undefined);
   });
 });

@@ -1,5 +1,5 @@
-import type { AttrValue } from '../model/span';
-import { structuredAttr } from './attributes';
+import type { AttrValue } from '../../model/span';
+import { structuredAttr } from '../attributes';
 
 /** `gen_ai.response.finish_reasons` is a string array by the conventions; goose sends a JSON string of one. */
 export function finishReasons(value: AttrValue | undefined): string[] | undefined {

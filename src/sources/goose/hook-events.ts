@@ -1,9 +1,10 @@
-import { localUser, newRecord } from '../model/envelope';
-import { callEventId, freshEventId, invocationEventId } from '../model/event-id';
-import type { NormalizedEvent } from '../model/record';
-import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
+import { localUser, newRecord } from '../../model/envelope';
+import { callEventId, freshEventId, invocationEventId } from '../../model/event-id';
+import type { NormalizedEvent } from '../../model/record';
+import { applyToolClassification } from '../../taxonomy/classify';
+import { classifyGooseTool } from './tools';
 import { gitBranch } from './git';
-import type { GoosePayload, Subcommand } from './payload';
+import type { GoosePayload, Subcommand } from './hook-payload';
 
 interface Context {
   now: bigint;

@@ -1,14 +1,15 @@
-import type { GenAiFields, NormalizedEvent } from '../model/record';
-import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
-import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
-import { baseRecord, rawSection } from './base-record';
+import type { GenAiFields, NormalizedEvent } from '../../model/record';
+import { SPAN_STATUS_ERROR, type SpanRecord } from '../../model/span';
+import { boolAttr, numberAttr, stringAttr, structuredAttr } from '../attributes';
+import { baseRecord, rawSection } from './span-record';
 import { finishReasons, reasoningText } from './messages';
 import { extractUsage } from './usage';
+import type { SpanProfile } from './profile';
 
 /** One model call (`gen_ai.operation.name` = chat and kin) → one `model.invoked` event. */
-export function extractChatSpan(span: SpanRecord, operation: string): NormalizedEvent {
+export function extractChatSpan(span: SpanRecord, operation: string, profile: SpanProfile): NormalizedEvent {
   const a = span.attributes;
-  const record = baseRecord(span, 'model.invoked', 'model', 'observed');
+  const record = baseRecord(span, 'model.invoked', 'model', 'observed', profile.harness);
 
   const requestModel = stringAttr(a, 'gen_ai.request.model');
   const responseModel = stringAttr(a, 'gen_ai.response.model');
@@ -16,7 +17,7 @@ export function extractChatSpan(span: SpanRecord, operation: string): Normalized
   const conversation = stringAttr(a, 'gen_ai.conversation.id');
   const responseId = stringAttr(a, 'gen_ai.response.id');
   const reasons = finishReasons(a['gen_ai.response.finish_reasons']);
-  const usage = extractUsage(a);
+  const usage = extractUsage(a, profile.usage);
   const outputMessages = a['gen_ai.output.messages'] !== undefined ? structuredAttr(a['gen_ai.output.messages']) : undefined;
   const reasoning = reasoningText(outputMessages);
 

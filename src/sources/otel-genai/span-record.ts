@@ -1,9 +1,9 @@
-import { newRecord } from '../model/envelope';
-import { contentEventId, spanEventId } from '../model/event-id';
-import { normalizeHarnessName } from '../model/harness';
-import type { BeaconRecord, Fidelity } from '../model/record';
-import type { Attributes, SpanRecord } from '../model/span';
-import { stringAttr } from './attributes';
+import { newRecord } from '../../model/envelope';
+import { contentEventId, spanEventId } from '../../model/event-id';
+import { normalizeHarnessName, resourceHarness } from '../../model/harness';
+import type { BeaconRecord, Fidelity } from '../../model/record';
+import type { Attributes, SpanRecord } from '../../model/span';
+import { stringAttr } from '../attributes';
 
 /** Attributes that carry message content: kept only in their structured place (if at all), never in `raw`. */
 const CONTENT_ATTRIBUTES = new Set([
@@ -26,10 +26,10 @@ const REPRESENTED_ATTRIBUTES = new Set([
 ]);
 
 /** The envelope every OTLP-derived event shares: identity, time, harness, session, trace. */
-export function baseRecord(span: SpanRecord, action: string, category: string, fidelity: Fidelity): BeaconRecord {
+export function baseRecord(span: SpanRecord, action: string, category: string, fidelity: Fidelity, sourceHarness?: string): BeaconRecord {
   const attrs = span.attributes;
-  const harnessSource = stringAttr(attrs, 'beacon.harness.name', 'harness.name') ?? stringAttr(span.resource, 'service.name');
-  const harness = harnessSource ? normalizeHarnessName(harnessSource) : 'otel';
+  const named = stringAttr(attrs, 'beacon.harness.name', 'harness.name');
+  const harness = named ? normalizeHarnessName(named) : sourceHarness ?? resourceHarness(span.resource);
   const version = stringAttr(span.resource, 'service.version');
   const user = stringAttr(span.resource, 'user.name');
   const session = stringAttr(attrs, 'session.id', 'gen_ai.conversation.id');

@@ -1,6 +1,6 @@
-import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from './harness-event';
-import type { Line } from './lines';
-import { harnessToolEvent } from './tools';
+import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
+import type { Line } from '../../stream/lines';
+import { harnessToolEvent } from './stream-tools';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

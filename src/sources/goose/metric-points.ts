@@ -1,11 +1,10 @@
-import { newRecord } from '../model/envelope';
-import { contentEventId } from '../model/event-id';
-import { normalizeHarnessName } from '../model/harness';
-import type { MetricPoint } from '../model/otlp-signals';
-import type { MetricSummary, NormalizedEvent } from '../model/record';
-import { formatTimestamp } from '../model/time';
-import type { Attributes } from '../model/span';
-import { stringAttr } from './attributes';
+import { newRecord } from '../../model/envelope';
+import { contentEventId } from '../../model/event-id';
+import type { MetricPoint } from '../../model/otlp-signals';
+import type { MetricSummary, NormalizedEvent } from '../../model/record';
+import { formatTimestamp } from '../../model/time';
+import type { Attributes } from '../../model/span';
+import { stringAttr } from '../attributes';
 
 /**
  * goose's counters kept, and the attributes each is summarized by. goose's metrics layer puts every
@@ -82,14 +81,13 @@ function summaryEvent(seriesKey: string, points: MetricPoint[]): NormalizedEvent
     total,
     points: summaryPoints,
   };
-  const service = stringAttr(first.resource, 'service.name');
   const version = stringAttr(first.resource, 'service.version');
   const record = newRecord({
     timeUnixNano: at,
     action: 'metric.observed',
     category: 'metric',
     id: contentEventId(JSON.stringify(['otlp-metric', seriesKey, summaryPoints])),
-    harness: { name: service ? normalizeHarnessName(service) : 'otel', ...(version ? { version } : {}), collection_method: 'otlp' },
+    harness: { name: 'goose', ...(version ? { version } : {}), collection_method: 'otlp' },
     message: `${first.metric} ${total}${first.temporality === 'cumulative' ? ' since the process started' : ''}: ${summaryPoints.slice(0, 6).map((g) => `${Object.values(g.attributes).join(' ') || 'all'} ${g.value}`).join(', ')}`,
   });
   const user = stringAttr(first.resource, 'user.name');

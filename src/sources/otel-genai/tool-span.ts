@@ -1,12 +1,13 @@
-import type { GenAiFields, NormalizedEvent } from '../model/record';
-import { SPAN_STATUS_ERROR, type SpanRecord } from '../model/span';
-import { callEventId } from '../model/event-id';
-import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
-import { stringAttr, structuredAttr } from './attributes';
-import { baseRecord, rawSection } from './base-record';
+import type { GenAiFields, NormalizedEvent } from '../../model/record';
+import { SPAN_STATUS_ERROR, type SpanRecord } from '../../model/span';
+import { callEventId } from '../../model/event-id';
+import { applyToolClassification } from '../../taxonomy/classify';
+import type { SpanProfile } from './profile';
+import { stringAttr, structuredAttr } from '../attributes';
+import { baseRecord, rawSection } from './span-record';
 
 /** One tool call (`execute_tool`) → the shared tool taxonomy, or nothing for goose's internal todo tool. */
-export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
+export function extractToolSpan(span: SpanRecord, profile: SpanProfile): NormalizedEvent | undefined {
   const a = span.attributes;
   // goose G47 always exports `input` = {"tool","arguments"}; the gated gen_ai.* keys win when present.
   const input = structuredAttr(a.input);
@@ -19,17 +20,17 @@ export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
   const errorType = stringAttr(a, 'error.type');
   // goose ≥ 1.50: a PreToolUse policy hook refused the call (or failed with on_failure: block). A policy
   // decision, not a tool failure: the call never ran.
-  if (errorType === 'hook_denied' || errorType === 'hook_failed') return hookRefusal(span, errorType, toolName, callId, args);
+  if (errorType === 'hook_denied' || errorType === 'hook_failed') return hookRefusal(span, errorType, toolName, callId, args, profile);
   const failed =
     errorType !== undefined ||
     span.status.code === SPAN_STATUS_ERROR ||
     (isObject(output) && output.status === 'error') ||
     (isObject(result) && result.isError === true);
 
-  const cls = classifyGooseTool(toolName ?? '', args, { failed, withDiff: true });
+  const cls = profile.classifyTool(toolName ?? '', args, { failed, withDiff: true });
   if ('consumed' in cls) return undefined;
 
-  const record = baseRecord(span, failed ? 'tool.failed' : cls.action, failed ? 'tool' : cls.category, cls.fidelity);
+  const record = baseRecord(span, failed ? 'tool.failed' : cls.action, failed ? 'tool' : cls.category, cls.fidelity, profile.harness);
   applyToolClassification(record, cls);
   if (!toolName) delete record.tool!.name;
   if (record.command) {
@@ -73,11 +74,11 @@ export function extractToolSpan(span: SpanRecord): NormalizedEvent | undefined {
  * The id is the call's, as on the hook path, so goose's PreToolUseResult hook and this span report
  * one denial, whichever arrives first.
  */
-function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown): NormalizedEvent {
-  const record = baseRecord(span, 'approval.denied', 'approval', 'observed');
+function hookRefusal(span: SpanRecord, errorType: 'hook_denied' | 'hook_failed', toolName: string | undefined, callId: string | undefined, args: unknown, profile: SpanProfile): NormalizedEvent {
+  const record = baseRecord(span, 'approval.denied', 'approval', 'observed', profile.harness);
   const session = record.session?.id;
   if (session !== undefined && callId) record.event.id = callEventId(session, 'approval.denied', callId);
-  const cls = classifyGooseTool(toolName ?? '', args, { failed: true });
+  const cls = profile.classifyTool(toolName ?? '', args, { failed: true });
   if (!('consumed' in cls)) applyToolClassification(record, cls);
   if (!toolName) delete record.tool?.name;
   record.severity = 'high';

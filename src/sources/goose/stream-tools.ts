@@ -1,5 +1,5 @@
-import { gooseToolUse } from '../taxonomy/goose-tools';
-import type { HarnessEvent } from './harness-event';
+import { gooseToolUse } from './tools';
+import type { HarnessEvent } from '../../model/harness-event';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type ToolFields = DistributiveOmit<Extract<HarnessEvent, { type: 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' }>, 'timestamp' | 'sessionId'>;

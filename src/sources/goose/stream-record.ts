@@ -1,9 +1,11 @@
-import { localUser, newRecord } from '../model/envelope';
-import { callEventId, contentEventId, freshEventId } from '../model/event-id';
-import type { BeaconRecord, NormalizedEvent } from '../model/record';
-import { disjointUsage } from '../model/usage';
-import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
-import type { StreamEvent } from './harness-event';
+import { localUser, newRecord } from '../../model/envelope';
+import { callEventId, contentEventId, freshEventId } from '../../model/event-id';
+import type { BeaconRecord, NormalizedEvent } from '../../model/record';
+import { disjointUsage } from '../../model/usage';
+import { GOOSE_USAGE } from './usage';
+import { applyToolClassification } from '../../taxonomy/classify';
+import { classifyGooseTool } from './tools';
+import type { StreamEvent } from '../../model/harness-event';
 
 /**
  * A harness event (and what the stream said around it) → the Beacon record stored for it, with
@@ -25,7 +27,7 @@ export function streamRecord(ev: StreamEvent, sessionId?: string, runId?: string
     const u = d.usage;
     const r = base(ns, 'usage.reported', 'usage', freshEventId(), sessionId, 'Session usage reported by goose');
     // goose reports session-cumulative totals; input includes both cache buckets, stored disjoint.
-    const usage = disjointUsage({ input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheCreation: u.cacheWriteTokens, costUsd: u.costUsd });
+    const usage = disjointUsage({ input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheCreation: u.cacheWriteTokens, costUsd: u.costUsd }, GOOSE_USAGE);
     r.gen_ai = {
       usage: usage ?? {},
       ...(d.provider ? { provider: { name: d.provider } } : {}),

@@ -1,24 +1,19 @@
-import type { NormalizedEvent } from '../model/record';
-import type { SpanRecord } from '../model/span';
-import { SpanRejected, stringAttr } from './attributes';
+import type { SpanRecord } from '../../model/span';
+import { SpanRejected, stringAttr } from '../attributes';
 import { extractChatSpan } from './chat-span';
 import { extractToolSpan } from './tool-span';
+import type { SpanProfile } from './profile';
+import type { Extraction } from '../source';
 
 /** Operations that are one model call each. `invoke_agent` spans carry turn totals and are never counted. */
 const INFERENCE_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion', 'embeddings']);
-
-export interface Extraction {
-  events: NormalizedEvent[];
-  /** spans whose GenAI data was invalid, with why */
-  rejected: { spanId: string; reason: string }[];
-}
 
 /**
  * Spans → Beacon events. Spans are selected by `gen_ai.operation.name`, never by span name (goose's
  * default loop names its chat span `stream_response_from_provider`). A chat span that wraps another
  * chat span of the same export (goose's opt-in loop) reports the child's usage again: only the child counts.
  */
-export function extractGenAiEvents(spans: readonly SpanRecord[]): Extraction {
+export function extractGenAiSpans(spans: readonly SpanRecord[], profile: SpanProfile): Extraction {
   const chatParents = new Set<string>();
   for (const s of spans) {
     const op = stringAttr(s.attributes, 'gen_ai.operation.name');
@@ -31,9 +26,9 @@ export function extractGenAiEvents(spans: readonly SpanRecord[]): Extraction {
     try {
       if (INFERENCE_OPERATIONS.has(op)) {
         if (chatParents.has(`${span.traceId}/${span.spanId}`)) continue;
-        out.events.push(extractChatSpan(span, op));
+        out.events.push(extractChatSpan(span, op, profile));
       } else if (op === 'execute_tool') {
-        const ev = extractToolSpan(span);
+        const ev = extractToolSpan(span, profile);
         if (ev) out.events.push(ev);
       }
     } catch (e) {

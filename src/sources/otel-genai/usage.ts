@@ -1,14 +1,14 @@
-import type { Usage } from '../model/record';
-import { disjointUsage } from '../model/usage';
-import type { Attributes } from '../model/span';
-import { numberAttr, tokenAttr } from './attributes';
+import type { Usage } from '../../model/record';
+import { disjointUsage, type UsageSemantics } from '../../model/usage';
+import type { Attributes } from '../../model/span';
+import { numberAttr, tokenAttr } from '../attributes';
 
 /**
- * A span's token usage in Beacon's disjoint buckets. `gen_ai.usage.input_tokens` includes cache
- * reads and writes (the semantic conventions say so, and goose documents it); `disjointUsage` takes
- * them out. The source's own figure stays in `raw.attributes`.
+ * A span's token usage in Beacon's disjoint buckets. Under the semantic conventions
+ * `gen_ai.usage.input_tokens` includes cache reads and writes (goose documents it); the source's
+ * semantics say whether it does here. The source's own figure stays in `raw.attributes`.
  */
-export function extractUsage(attrs: Attributes): Usage | undefined {
+export function extractUsage(attrs: Attributes, semantics: UsageSemantics): Usage | undefined {
   const inputReported = tokenAttr(attrs, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   const output = tokenAttr(attrs, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
   const cacheRead = tokenAttr(attrs, 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens');
@@ -21,5 +21,5 @@ export function extractUsage(attrs: Attributes): Usage | undefined {
   );
   const reasoning = tokenAttr(attrs, 'gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens');
   const cost = numberAttr(attrs, 'gen_ai.usage.cost');
-  return disjointUsage({ input: inputReported, output, cacheRead, cacheCreation, reasoning, costUsd: cost });
+  return disjointUsage({ input: inputReported, output, cacheRead, cacheCreation, reasoning, costUsd: cost }, semantics);
 }

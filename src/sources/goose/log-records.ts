@@ -1,11 +1,11 @@
-import { newRecord } from '../model/envelope';
-import { callEventId, contentEventId } from '../model/event-id';
-import { normalizeHarnessName } from '../model/harness';
-import type { LogRecord } from '../model/otlp-signals';
-import type { BeaconRecord, NormalizedEvent, SecurityFields, Severity } from '../model/record';
-import { nowUnixNano } from '../model/time';
-import { applyToolClassification, classifyGooseTool } from '../taxonomy/classify';
-import { boolAttr, numberAttr, stringAttr, structuredAttr } from './attributes';
+import { newRecord } from '../../model/envelope';
+import { callEventId, contentEventId } from '../../model/event-id';
+import type { LogRecord } from '../../model/otlp-signals';
+import type { BeaconRecord, NormalizedEvent, SecurityFields, Severity } from '../../model/record';
+import { nowUnixNano } from '../../model/time';
+import { applyToolClassification } from '../../taxonomy/classify';
+import { classifyGooseTool } from './tools';
+import { boolAttr, numberAttr, stringAttr, structuredAttr } from '../attributes';
 
 /**
  * goose's security and approval log records → Beacon events. goose's tool-inspection layer
@@ -188,13 +188,12 @@ function event(rec: LogRecord, action: string, category: string, severity: Sever
   const a = rec.attributes;
   // goose's appender never sets the event time: the SDK's observed time is when goose logged it.
   const time = rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
-  const harnessSource = stringAttr(rec.resource, 'service.name');
   const version = stringAttr(rec.resource, 'service.version');
   const record = newRecord({
     timeUnixNano: time,
     action, category, message,
     id: o.id ?? logRecordId(rec),
-    harness: { name: harnessSource ? normalizeHarnessName(harnessSource) : 'otel', ...(version ? { version } : {}), collection_method: 'otlp' },
+    harness: { name: 'goose', ...(version ? { version } : {}), collection_method: 'otlp' },
   });
   record.severity = severity;
   const user = stringAttr(rec.resource, 'user.name');

@@ -1,26 +1,6 @@
-import type { Fidelity } from '../model/record';
-import { splitToolName } from './tool-name';
-
-/**
- * What a goose tool call does, read from ONE table of goose's tool names. The Beacon taxonomy
- * (`classifyGooseTool`: hooks, OTLP, stream records) and the stream's harness events
- * (`harnessToolEvent`) are both views of it, so they cannot disagree on a tool.
- */
-export type GooseToolUse =
-  /** the todo extension: internal session state, no event */
-  | { kind: 'consumed' }
-  | { kind: 'mcp'; server: string; tool: string }
-  | { kind: 'shell'; command?: string }
-  | { kind: 'write'; path?: string; operation: 'create' | 'modify'; change?: FileChange }
-  /** `read_image` (path = its source, which may be a URL) and the old text_editor's view */
-  | { kind: 'read'; path?: string }
-  | { kind: 'tree'; path?: string }
-  | { kind: 'skill'; name?: string }
-  /** a tool the table does not know (or a text_editor command it does not), classified generically */
-  | { kind: 'other'; fidelity: Fidelity };
-
-/** What a write carries to build its diff from: a whole new content, or the replaced fragment. */
-export type FileChange = { content: string } | { before: string; after: string };
+import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
+import type { ToolUse } from '../../taxonomy/tool-use';
+import { splitToolName } from '../../taxonomy/tool-name';
 
 type Args = Record<string, unknown>;
 
@@ -35,7 +15,7 @@ const TEXT_EDITOR_MODIFY = new Set(['edit', 'str_replace', 'insert', 'undo_edit'
  * goose-mcp developer's `text_editor`). Names goose never registers (`read`, `grep`, `glob`,
  * `list`, `skill`, which older contracts listed) are not here: goose's code wins.
  */
-const GOOSE_TOOLS: Readonly<Record<string, (a: Args) => GooseToolUse>> = {
+const GOOSE_TOOLS: Readonly<Record<string, (a: Args) => ToolUse>> = {
   shell: (a) => ({ kind: 'shell', command: str(a.command) }),
   write: (a) => ({ kind: 'write', path: filePath(a), operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) }),
   edit: (a) => ({
@@ -48,7 +28,7 @@ const GOOSE_TOOLS: Readonly<Record<string, (a: Args) => GooseToolUse>> = {
   text_editor: textEditor,
 };
 
-export function gooseToolUse(name: string, input: unknown): GooseToolUse {
+export function gooseToolUse(name: string, input: unknown): ToolUse {
   const tn = splitToolName(name);
   if (tn.isMcp) return { kind: 'mcp', server: tn.extensionOriginal!, tool: tn.baseOriginal };
   if (tn.extension === 'todo') return { kind: 'consumed' };
@@ -57,7 +37,7 @@ export function gooseToolUse(name: string, input: unknown): GooseToolUse {
 }
 
 /** The old text_editor, by its command; a call without a path or with an unknown command is generic. */
-function textEditor(a: Args): GooseToolUse {
+function textEditor(a: Args): ToolUse {
   const cmd = (str(a.command) ?? '').toLowerCase();
   const path = filePath(a);
   if (!path) return { kind: 'other', fidelity: 'inferred' };
@@ -84,4 +64,9 @@ function isObject(v: unknown): v is Args {
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A goose tool call in Beacon's action vocabulary: goose's table read by the cross-agent classifier. */
+export function classifyGooseTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+  return classifyToolUse(name, gooseToolUse(name, input), options);
 }
