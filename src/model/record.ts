@@ -106,6 +106,8 @@ export interface GenAiFields {
   output?: { messages?: unknown };
   tool?: { name?: string; type?: string; call?: { id?: string; arguments?: unknown; result?: unknown } };
   agent?: { name?: string };
+  /** extension: how long the call took, where the agent reports it */
+  duration_ms?: number;
 }
 
 /**

@@ -49,3 +49,20 @@ export function structuredAttr(value: AttrValue | undefined): unknown {
   }
   return value;
 }
+
+/** A number sent as an int, a double or a decimal string (Rust exporters and Claude Code send some counts as strings). */
+export function numberLike(attrs: Attributes, key: string): number | undefined {
+  const v = attrs[key];
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  return undefined;
+}
+
+/** A boolean sent as a bool or as the string "true"/"false". */
+export function boolLike(attrs: Attributes, key: string): boolean | undefined {
+  const v = attrs[key];
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return undefined;
+}

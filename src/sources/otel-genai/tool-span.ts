@@ -3,7 +3,7 @@ import { SPAN_STATUS_ERROR, type SpanRecord } from '../../model/span';
 import { callEventId } from '../../model/event-id';
 import { applyToolClassification } from '../../taxonomy/classify';
 import type { SpanProfile } from './profile';
-import { stringAttr, structuredAttr } from '../attributes';
+import { numberLike, stringAttr, structuredAttr } from '../attributes';
 import { baseRecord, rawSection } from './span-record';
 
 /** One tool call (`execute_tool`) → the shared tool taxonomy, or nothing for goose's internal todo tool. */
@@ -21,8 +21,11 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   // goose ≥ 1.50: a PreToolUse policy hook refused the call (or failed with on_failure: block). A policy
   // decision, not a tool failure: the call never ran.
   if (errorType === 'hook_denied' || errorType === 'hook_failed') return hookRefusal(span, errorType, toolName, callId, args, profile);
+  // The semantic conventions' process attributes (Copilot CLI sets them on its shell tool's span).
+  const processExit = numberLike(a, 'process.exit.code');
   const failed =
     errorType !== undefined ||
+    (processExit !== undefined && processExit !== 0) ||
     span.status.code === SPAN_STATUS_ERROR ||
     (isObject(output) && output.status === 'error') ||
     (isObject(result) && result.isError === true);
@@ -34,7 +37,7 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   applyToolClassification(record, cls);
   if (!toolName) delete record.tool!.name;
   if (record.command) {
-    const exit = exitCode(result);
+    const exit = processExit ?? exitCode(result);
     const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
     if (exit !== undefined) record.command.exit_code = exit;
     if (durationMs >= 0) record.command.duration_ms = durationMs;

@@ -1,0 +1,184 @@
+import { newRecord } from '../model/envelope';
+import { callEventId, contentEventId } from '../model/event-id';
+import type { BeaconRecord, NormalizedEvent, Severity } from '../model/record';
+import type { Attributes } from '../model/span';
+import { disjointUsage, type ReportedUsage, type UsageSemantics } from '../model/usage';
+import { applyToolClassification, type ClassifyOptions, type ToolOutcome } from '../taxonomy/classify';
+import { SpanRejected, stringAttr, structuredAttr } from './attributes';
+import type { Extraction } from './source';
+import type { LogRecord } from '../model/otlp-signals';
+import { nowUnixNano } from '../model/time';
+
+/**
+ * Event builders every agent's source shares, so that a model call, a tool call, a prompt or a
+ * decision looks the same whichever agent reported it and whichever of its records (log record or
+ * span) the source chose to read. A source reads its agent's names; these build Beacon's records.
+ */
+export interface Agent {
+  harness: string;
+  usage: UsageSemantics;
+  classifyTool(name: string, input: unknown, options?: ClassifyOptions): ToolOutcome;
+  /** the agent's version from its resource; undefined where `service.version` is not the agent's (Gemini: Node's) */
+  version?(resource: Attributes): string | undefined;
+}
+
+/** Where one observation came from: its time, session, trace context and a key unique to it. */
+export interface Observation {
+  time: bigint;
+  resource: Attributes;
+  sessionId?: string;
+  traceId?: string;
+  spanId?: string;
+  /** a canonical string naming this record among all the agent's records (for ids when nothing else identifies it) */
+  key: string;
+}
+
+export interface ModelCall {
+  model?: string;
+  provider?: string;
+  responseId?: string;
+  finishReasons?: string[];
+  usage: ReportedUsage;
+  durationMs?: number;
+  /** the call failed (an API error, a refusal): its kind */
+  error?: string;
+  operation?: string;
+}
+
+export interface ToolCall {
+  name: string;
+  callId?: string;
+  args: unknown;
+  success?: boolean;
+  exitCode?: number;
+  durationMs?: number;
+}
+
+function record(agent: Agent, o: Observation, action: string, category: string, id: string, message: string): BeaconRecord {
+  const version = agent.version ? agent.version(o.resource) : stringAttr(o.resource, 'service.version');
+  const r = newRecord({ timeUnixNano: o.time, action, category, id, message, harness: { name: agent.harness, ...(version ? { version } : {}), collection_method: 'otlp' } });
+  const user = stringAttr(o.resource, 'user.name');
+  if (user) r.user = { name: user };
+  if (o.sessionId) r.session = { id: o.sessionId };
+  if (o.traceId || o.spanId) r.trace = { ...(o.traceId ? { id: o.traceId } : {}), ...(o.spanId ? { span_id: o.spanId } : {}) };
+  return r;
+}
+
+function ownId(agent: Agent, o: Observation, what: string): string {
+  return contentEventId(JSON.stringify([agent.harness, what, o.sessionId ?? '', o.key]));
+}
+
+/** One model call → `model.invoked` (or a failed call, severity high), tokens in disjoint buckets by the agent's semantics. */
+export function modelCallEvent(agent: Agent, o: Observation, call: ModelCall): NormalizedEvent {
+  // A response id names the call across every record that reports it: two channels, one event.
+  const id = call.responseId ? contentEventId(JSON.stringify([agent.harness, 'model', o.sessionId ?? '', call.responseId])) : ownId(agent, o, 'model');
+  const r = record(agent, o, 'model.invoked', 'model', id, call.error ? 'Model call failed' : 'Model call completed');
+  const usage = disjointUsage(call.usage, agent.usage);
+  r.gen_ai = {
+    operation: { name: call.operation ?? 'chat' },
+    ...(call.provider ? { provider: { name: call.provider } } : {}),
+    ...(o.sessionId ? { conversation: { id: o.sessionId } } : {}),
+    ...(call.model ? { request: { model: call.model } } : {}),
+    ...(call.responseId || call.finishReasons ? { response: { ...(call.responseId ? { id: call.responseId } : {}), ...(call.finishReasons ? { finish_reasons: call.finishReasons } : {}) } } : {}),
+    ...(usage ? { usage } : {}),
+    ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
+  };
+  if (call.model) r.model = call.model;
+  if (call.error) {
+    r.severity = 'high';
+    r.error = { type: call.error };
+  }
+  return { record: r, timeUnixNano: o.time };
+}
+
+/**
+ * One tool call → the cross-agent taxonomy (`command.executed` with its command line,
+ * `file.modified`, `file.read`, `mcp.tool_invoked`, `tool.invoked`; `tool.failed` when it failed).
+ * Its id is the call's (session + action + call id), so every record of the agent that reports the
+ * same call is one event.
+ */
+export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): NormalizedEvent | undefined {
+  const failed = call.success === false || (call.exitCode !== undefined && call.exitCode !== 0);
+  const cls = agent.classifyTool(call.name, call.args, { failed, withDiff: true });
+  if ('consumed' in cls) return undefined;
+  const action = failed ? 'tool.failed' : cls.action;
+  const id = call.callId && o.sessionId ? callEventId(o.sessionId, action, call.callId) : ownId(agent, o, action);
+  const r = record(agent, o, action, failed ? 'tool' : cls.category, id, failed ? 'Tool call failed' : cls.message);
+  r.event.fidelity = cls.fidelity;
+  if (failed) r.severity = 'high';
+  applyToolClassification(r, cls);
+  if (r.command) {
+    if (call.exitCode !== undefined) r.command.exit_code = call.exitCode;
+    if (call.durationMs !== undefined) r.command.duration_ms = call.durationMs;
+  }
+  r.gen_ai = { tool: { name: call.name, call: { ...(call.callId ? { id: call.callId } : {}), ...(call.args !== undefined ? { arguments: call.args } : {}) } } };
+  return { record: r, timeUnixNano: o.time };
+}
+
+/** The user's prompt (its text where the agent exports it). */
+export function promptEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
+  const r = record(agent, o, 'prompt.submitted', 'prompt', ownId(agent, o, 'prompt'), 'Prompt submitted to agent');
+  if (text) r.prompt = { text };
+  return { record: r, timeUnixNano: o.time };
+}
+
+/** The agent's answer of a turn (where it exports it). */
+export function responseEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
+  const r = record(agent, o, 'tool.completed', 'tool', ownId(agent, o, 'response'), 'Agent response completed');
+  if (text) r.response = { text };
+  return { record: r, timeUnixNano: o.time };
+}
+
+/** A decision on a tool call (the agent's config, a rule or the user): `approval.allowed` / `approval.denied`. */
+export function approvalEvent(agent: Agent, o: Observation, d: { allowed: boolean; by?: string; toolName?: string; callId?: string }): NormalizedEvent {
+  const action = d.allowed ? 'approval.allowed' : 'approval.denied';
+  const id = d.callId && o.sessionId ? callEventId(o.sessionId, action, d.callId) : ownId(agent, o, action);
+  const r = record(agent, o, action, 'approval', id, d.allowed ? 'Tool call allowed' : 'Tool call denied');
+  const severity: Severity = d.allowed ? 'info' : 'medium';
+  r.severity = severity;
+  r.approval = { decision: d.allowed ? 'allow' : 'deny', ...(d.by ? { reason: `by ${d.by}` } : {}) };
+  if (d.toolName) r.tool = { name: d.toolName };
+  if (d.toolName || d.callId) r.gen_ai = { tool: { ...(d.toolName ? { name: d.toolName } : {}), ...(d.callId ? { call: { id: d.callId } } : {}) } };
+  return { record: r, timeUnixNano: o.time };
+}
+
+/** A log record's time: its event time, else when the SDK observed it (Codex sets only that), else now. */
+export function logTime(rec: LogRecord): bigint {
+  return rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
+}
+
+/**
+ * A log record as an observation. A log record has no identity on the wire: its content (the SDK's
+ * observed time included, unique per emission and identical on a retry) stands in.
+ */
+export function logObservation(rec: LogRecord, sessionId: string | undefined): Observation {
+  return {
+    time: logTime(rec),
+    resource: rec.resource,
+    ...(sessionId ? { sessionId } : {}),
+    ...(rec.traceId ? { traceId: rec.traceId } : {}),
+    ...(rec.spanId ? { spanId: rec.spanId } : {}),
+    key: JSON.stringify([rec.observedTimeUnixNano.toString(), rec.timeUnixNano.toString(), rec.traceId, rec.spanId, rec.attributes]),
+  };
+}
+
+/** A JSON string attribute (tool arguments, parameters) as a value; anything unparsable stays the string. */
+export function jsonAttr(attrs: Attributes, key: string): unknown {
+  const v = attrs[key];
+  return typeof v === 'string' ? structuredAttr(v) : v;
+}
+
+/** Reads each log record with `read`; a record with invalid numbers is refused (partial success), the rest kept. */
+export function readLogRecords(records: readonly LogRecord[], read: (rec: LogRecord) => NormalizedEvent | undefined): Extraction {
+  const out: Extraction = { events: [], rejected: [] };
+  for (const rec of records) {
+    try {
+      const ev = read(rec);
+      if (ev) out.events.push(ev);
+    } catch (e) {
+      if (!(e instanceof SpanRejected)) throw e;
+      out.rejected.push({ spanId: rec.spanId, reason: e.message });
+    }
+  }
+  return out;
+}

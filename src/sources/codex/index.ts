@@ -1,0 +1,85 @@
+import type { LogRecord } from '../../model/otlp-signals';
+import type { NormalizedEvent } from '../../model/record';
+import { SEMCONV_USAGE } from '../../model/usage';
+import { classifyToolUse } from '../../taxonomy/classify';
+import { readLogRecords, approvalEvent, jsonAttr, logObservation, modelCallEvent, promptEvent, toolCallEvent, type Agent } from '../agent-events';
+import { boolLike, numberLike, stringAttr, tokenAttr } from '../attributes';
+import type { Extraction, Source } from '../source';
+import { classifyCodexTool, codexToolUse } from './tools';
+
+/** Codex reports the Responses API's numbers: input includes cached tokens, output includes reasoning. */
+const AGENT: Agent = {
+  harness: 'codex',
+  usage: SEMCONV_USAGE,
+  classifyTool: classifyCodexTool,
+  version: (r) => stringAttr(r, 'service.version'),
+};
+
+/**
+ * Codex: its log records (`exporter` in `[otel]`, the one exporter every Codex setup has) are the
+ * channel read. The name is in the `event.name` attribute only: `LogRecord.event_name` holds the
+ * tracing callsite (`event otel/src/…:1187`) and is never read. A model call is the
+ * `codex.sse_event` whose `event.kind` is `response.completed` and that carries token counts (each
+ * response has a second, count-less one). Its ~550 spans per turn (the `handle_responses` span
+ * repeats the counts) and its per-turn metrics are counted only.
+ */
+function logs(records: readonly LogRecord[]): Extraction {
+  return readLogRecords(records, logEvent);
+}
+
+/** "Process exited with code N" in the tool output Codex logs (it has no exit-code attribute). */
+function exitCode(output: string | undefined): number | undefined {
+  const m = output ? /Process exited with code (-?\d+)/.exec(output) : null;
+  return m ? Number(m[1]) : undefined;
+}
+
+function logEvent(rec: LogRecord): NormalizedEvent | undefined {
+  const a = rec.attributes;
+  const name = stringAttr(a, 'event.name');
+  if (name === undefined) return undefined;
+  const o = logObservation(rec, stringAttr(a, 'conversation.id'));
+  switch (name) {
+    case 'codex.sse_event': {
+      if (stringAttr(a, 'event.kind') !== 'response.completed' || a.input_token_count === undefined) return undefined;
+      return modelCallEvent(AGENT, o, {
+        model: stringAttr(a, 'model', 'slug'),
+        usage: {
+          input: tokenAttr(a, 'input_token_count'), output: tokenAttr(a, 'output_token_count'),
+          cacheRead: tokenAttr(a, 'cached_token_count'), cacheCreation: tokenAttr(a, 'cache_write_token_count'),
+          reasoning: tokenAttr(a, 'reasoning_token_count'),
+        },
+      });
+    }
+    case 'codex.user_prompt':
+      return promptEvent(AGENT, o, stringAttr(a, 'prompt'));
+    case 'codex.tool_decision': {
+      const decision = stringAttr(a, 'decision') ?? '';
+      return approvalEvent(AGENT, o, { allowed: /^approved/.test(decision), by: stringAttr(a, 'source'), toolName: stringAttr(a, 'tool_name'), callId: stringAttr(a, 'call_id') });
+    }
+    case 'codex.tool_result': {
+      const toolName = stringAttr(a, 'tool_name') ?? '';
+      const args = jsonAttr(a, 'arguments');
+      const mcpServer = stringAttr(a, 'mcp_server');
+      const agent: Agent = mcpServer ? { ...AGENT, classifyTool: (n, i, opt) => classifyToolUse(n, codexToolUse(n, i, mcpServer), opt) } : AGENT;
+      return toolCallEvent(agent, o, {
+        name: toolName,
+        callId: stringAttr(a, 'call_id'),
+        args,
+        success: boolLike(a, 'success'),
+        exitCode: exitCode(stringAttr(a, 'output')),
+        durationMs: numberLike(a, 'duration_ms'),
+      });
+    }
+    default:
+      return undefined;
+  }
+}
+
+export const codex: Source = {
+  harness: AGENT.harness,
+  // codex_exec, codex-cli, codex_tui, codex-app-server…: every Codex front end names itself codex_* / codex-*.
+  matches: (resource) => typeof resource['service.name'] === 'string' && /^codex([-_]|$)/.test(resource['service.name']),
+  usage: AGENT.usage,
+  classifyTool: classifyCodexTool,
+  logs,
+};

@@ -1,0 +1,46 @@
+import { SEMCONV_USAGE } from '../../model/usage';
+import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
+import type { ToolUse } from '../../taxonomy/tool-use';
+import { extractGenAiSpans } from '../otel-genai/spans';
+import type { Source } from '../source';
+
+type Args = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** Copilot CLI's built-in tools (`bash`, `view`, `create`, `edit`, `str_replace_editor`…). */
+function copilotToolUse(name: string, input: unknown): ToolUse {
+  const a = typeof input === 'object' && input !== null ? (input as Args) : {};
+  const path = str(a.path) ?? str(a.file_path);
+  switch (name) {
+    case 'bash':
+    case 'shell':
+      return { kind: 'shell', command: str(a.command) };
+    case 'view':
+      return { kind: 'read', ...(path ? { path } : {}) };
+    case 'create':
+      return { kind: 'write', path, operation: 'create', ...(typeof a.file_text === 'string' ? { change: { content: a.file_text } } : {}) };
+    case 'edit':
+    case 'str_replace':
+      return { kind: 'write', path, operation: 'modify', ...(typeof a.old_str === 'string' && typeof a.new_str === 'string' ? { change: { before: a.old_str, after: a.new_str } } : {}) };
+    default:
+      return { kind: 'other', fidelity: 'observed' };
+  }
+}
+
+function classifyCopilotTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+  return classifyToolUse(name, copilotToolUse(name, input), options);
+}
+
+/**
+ * GitHub Copilot CLI: full GenAI semantic-convention spans, read by the shared reader — one `chat`
+ * span per model call (input includes the cache, even for Anthropic models), one `execute_tool` span
+ * per tool call with `process.exit.code`; `invoke_agent` carries the turn's totals and is never
+ * counted. It sends no logs; its metrics repeat the spans' numbers per session and are counted only.
+ */
+export const copilotCli: Source = {
+  harness: 'copilot-cli',
+  matches: (resource) => resource['service.name'] === 'github-copilot',
+  usage: SEMCONV_USAGE,
+  classifyTool: classifyCopilotTool,
+  spans: (spans) => extractGenAiSpans(spans, { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool }),
+};

@@ -1,0 +1,118 @@
+import type { NormalizedEvent } from '../../model/record';
+import type { SpanRecord } from '../../model/span';
+import { SEMCONV_USAGE } from '../../model/usage';
+import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
+import type { ToolUse } from '../../taxonomy/tool-use';
+import { jsonAttr, modelCallEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
+import { SpanRejected, stringAttr, tokenAttr } from '../attributes';
+import type { Extraction, Source } from '../source';
+
+type Args = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** opencode's built-in tools (`bash`, `edit`, `write`, `read`, `glob`, `grep`, `list`). */
+function opencodeToolUse(name: string, input: unknown): ToolUse {
+  const a = typeof input === 'object' && input !== null ? (input as Args) : {};
+  const path = str(a.filePath) ?? str(a.path);
+  switch (name) {
+    case 'bash':
+      return { kind: 'shell', command: str(a.command) };
+    case 'edit':
+      return { kind: 'write', path, operation: 'modify', ...(typeof a.oldString === 'string' && typeof a.newString === 'string' ? { change: { before: a.oldString, after: a.newString } } : {}) };
+    case 'write':
+      return { kind: 'write', path, operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) };
+    case 'read':
+      return { kind: 'read', ...(path ? { path } : {}) };
+    case 'glob':
+    case 'grep':
+    case 'list':
+      return { kind: 'tree', ...(path ? { path } : {}) };
+    default:
+      return { kind: 'other', fidelity: 'observed' };
+  }
+}
+
+function classifyOpencodeTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+  return classifyToolUse(name, opencodeToolUse(name, input), options);
+}
+
+/** The AI SDK normalises every provider to inclusive numbers (Anthropic's cache is folded into input). */
+const AGENT: Agent = { harness: 'opencode', usage: SEMCONV_USAGE, classifyTool: classifyOpencodeTool };
+
+function observation(span: SpanRecord): Observation {
+  return {
+    time: span.startTimeUnixNano,
+    resource: span.resource,
+    sessionId: stringAttr(span.attributes, 'session.id', 'ai.telemetry.metadata.sessionId'),
+    traceId: span.traceId,
+    spanId: span.spanId,
+    key: `${span.traceId}/${span.spanId}`,
+  };
+}
+
+function spanEvent(span: SpanRecord): NormalizedEvent | undefined {
+  const a = span.attributes;
+  const o = observation(span);
+  const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
+  if (span.name === 'ai.streamText.doStream' || span.name === 'ai.generateText.doGenerate') {
+    const finish = stringAttr(a, 'ai.response.finishReason');
+    return modelCallEvent(AGENT, o, {
+      model: stringAttr(a, 'ai.response.model', 'ai.model.id'),
+      provider: stringAttr(a, 'ai.model.provider'),
+      responseId: stringAttr(a, 'ai.response.id'),
+      ...(finish ? { finishReasons: [finish] } : {}),
+      usage: {
+        input: tokenAttr(a, 'ai.usage.inputTokens'), output: tokenAttr(a, 'ai.usage.outputTokens'),
+        cacheRead: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheReadTokens', 'ai.usage.cachedInputTokens'),
+        cacheCreation: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheWriteTokens'),
+        reasoning: tokenAttr(a, 'ai.usage.outputTokenDetails.reasoningTokens', 'ai.usage.reasoningTokens'),
+      },
+      ...(durationMs >= 0 ? { durationMs } : {}),
+      ...(finish === 'error' ? { error: 'error' } : {}),
+    });
+  }
+  if (span.name === 'ai.toolCall') {
+    const result = jsonAttr(a, 'ai.toolCall.result');
+    const meta = typeof result === 'object' && result !== null ? (result as Args).metadata : undefined;
+    const exit = typeof meta === 'object' && meta !== null && typeof (meta as Args).exit === 'number' ? ((meta as Args).exit as number) : undefined;
+    return toolCallEvent(AGENT, o, {
+      name: stringAttr(a, 'ai.toolCall.name') ?? '',
+      callId: stringAttr(a, 'ai.toolCall.id'),
+      args: jsonAttr(a, 'ai.toolCall.args'),
+      ...(exit !== undefined ? { exitCode: exit } : {}),
+      ...(span.status.code === 2 ? { success: false } : {}),
+      ...(durationMs >= 0 ? { durationMs } : {}),
+    });
+  }
+  return undefined;
+}
+
+/**
+ * opencode: the AI SDK's spans. One model call is an `ai.streamText` span and its
+ * `ai.streamText.doStream` child with the same numbers: only the child is read. Side calls (the
+ * session title) are real model calls and count. A tool call is `ai.toolCall` (its `Tool.execute`
+ * twin is not read). The ~1,000 Effect service spans of a run (`sql.execute`, `Config.get`…) are
+ * passed over by name before any other work; its log records carry no event names and are counted only.
+ */
+function spans(list: readonly SpanRecord[]): Extraction {
+  const out: Extraction = { events: [], rejected: [] };
+  for (const span of list) {
+    if (!span.name.startsWith('ai.')) continue;
+    try {
+      const ev = spanEvent(span);
+      if (ev) out.events.push(ev);
+    } catch (e) {
+      if (!(e instanceof SpanRejected)) throw e;
+      out.rejected.push({ spanId: span.spanId, reason: e.message });
+    }
+  }
+  return out;
+}
+
+export const opencode: Source = {
+  harness: AGENT.harness,
+  matches: (resource) => resource['service.name'] === 'opencode',
+  usage: AGENT.usage,
+  classifyTool: classifyOpencodeTool,
+  spans,
+};
