@@ -22,6 +22,7 @@ import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
 import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
+import { benchAgents } from './agents';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -161,6 +162,7 @@ async function main() {
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
   if (want('follow')) Object.assign(results, await benchFollow());
   if (want('logs')) Object.assign(results, benchLogs());
+  if (want('agents')) Object.assign(results, benchAgents());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());
