@@ -42,6 +42,11 @@ describe('stage boundaries', () => {
     assert.deepEqual(violations, []);
   });
 
+  it('the receiver knows nothing of the dashboard: the collector registers the dashboard\'s plugin beside it', () => {
+    const offenders = files.filter((f) => stageOf(f) === 'receiver' && /(?:from|import\(|require\()\s*'\.\.\/dashboard\//.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders.map((f) => relative(src, f)), []);
+  });
+
   it('a source never imports another agent\'s source (plain GenAI conventions and the stage\'s shared files excepted)', () => {
     const sourcesDir = join(src, 'sources');
     const agentOf = (file: string) => {

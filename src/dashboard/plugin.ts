@@ -1,49 +1,61 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Database from 'better-sqlite3';
-import { clientScript, stylesheet } from '../dashboard/assets';
-import type { DashboardContext, Query } from '../dashboard/context';
-import { param } from '../dashboard/context';
-import { changes, notFoundPage, PAGES, renderPage } from '../dashboard/pages';
-import { eventSearchOf } from '../dashboard/pages/events';
-import { SECURITY_HEADERS } from '../dashboard/security';
 import { BeaconError } from '../model/errors';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
 import { EventLog } from '../store/event-log';
-import { UsageRollup } from '../store/usage-rollup';
+import type { HealthReport } from '../store/health';
 import { exportLine } from '../store/jsonl-export';
+import { UsageRollup } from '../store/usage-rollup';
+import { clientScript, stylesheet } from './assets';
+import type { DashboardContext, Query } from './context';
+import { param } from './context';
+import { changes, notFoundPage, PAGES, renderPage } from './pages';
+import { eventSearchOf } from './pages/events';
+import { SECURITY_HEADERS } from './security';
+
+/** The log as the pages read it: one read-only connection and the usage rollup kept over it. */
+export interface DashboardLog {
+  readonly path: string;
+  readonly db: Database.Database;
+  readonly usage: UsageRollup;
+  close(): void;
+}
 
 export interface DashboardOptions {
-  /** the event log; the dashboard reads it on its own read-only connection */
-  logPath: string;
+  /** opens the log the pages read; called on the first request, and closed with the server */
+  openLog: () => DashboardLog;
+  /** the collector's health report, the same the `/health` route sends */
+  health: () => HealthReport;
   /** when set, every dashboard request must carry it (shared machines): `?token=` once, then a cookie */
   token?: string;
   retention: { maxAgeDays: number; maxBytes: number };
+  /** where the pricing overrides file is looked up */
   env: NodeJS.ProcessEnv;
+}
+
+/** The usual `openLog`: the event log on its own read-only connection (the collector creates the log before listening). */
+export function readOnlyLog(path: string): () => DashboardLog {
+  return () => {
+    const log = EventLog.open(path, { readonly: true });
+    return { path, db: log.db, usage: new UsageRollup(log.db), close: () => log.close() };
+  };
 }
 
 const COOKIE = 'beacon_dashboard';
 const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
- * The read-only dashboard on the collector's own listener: GET pages, two static files, a change
- * poll and a JSONL download. Every response carries the strict security headers; the Host guard
- * (host-guard.ts) has already refused foreign hosts before any of this runs.
+ * The read-only dashboard as a Fastify plugin: GET pages, two static files, a change poll and a
+ * JSONL download. Every response carries the strict security headers; the host guard of the app it
+ * is registered on has already refused foreign hosts before any of this runs.
  */
-export function registerDashboard(app: FastifyInstance, options: DashboardOptions): void {
-  let log: EventLog | undefined;
-  let usage: UsageRollup | undefined;
+export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  let log: DashboardLog | undefined;
   const sessionDetails: SessionDetailCache = new Map();
-  const db = (): Database.Database => {
-    // Opened on first use: the collector creates the log before listening, so it exists by then.
-    if (!log) {
-      log = EventLog.open(options.logPath, { readonly: true });
-      usage = new UsageRollup(log.db);
-    }
-    return log.db;
-  };
+  const openLog = (): DashboardLog => (log ??= options.openLog());
   const catalog = loadCatalog();
   const overrides = (() => {
     try {
@@ -53,20 +65,19 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
     }
   })();
   const context = (): DashboardContext => ({
-    db: db(),
-    usage: usage!,
+    db: openLog().db,
+    usage: openLog().usage,
     sessionDetails,
-    logPath: options.logPath,
+    logPath: openLog().path,
     catalog,
     overrides,
     retention: options.retention,
     nowMs: Date.now(),
-    health: async () => {
-      const r = await app.inject({ method: 'GET', url: '/health', headers: { host: '127.0.0.1' } });
+    health: () => {
       try {
-        return JSON.parse(r.body) as Record<string, unknown>;
+        return options.health();
       } catch {
-        return { status: 'unavailable' };
+        return { status: 'unavailable' }; // the overview shows the collector as unavailable, not a 500
       }
     },
   });
@@ -103,7 +114,7 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
   app.get('/events.jsonl', { onRequest: guard }, async (req, reply) => {
     const { search, error } = eventSearchOf(req.query as Query, Date.now());
     if (error) throw new BeaconError('bad_data', error);
-    const d = db();
+    const d = openLog().db;
     // Chunks of 2,000 events with a turn of the event loop between them: ingest goes on during a long download.
     async function* lines() {
       for (const chunk of iterateEvents(d, search)) {
@@ -120,7 +131,7 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
   for (const path of [...Object.keys(PAGES).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
-}
+};
 
 /** A 404 for a browser is a page, not a google.rpc.Status. */
 export function dashboardNotFound(req: FastifyRequest, reply: FastifyReply): boolean {
