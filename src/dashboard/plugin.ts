@@ -102,8 +102,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
   };
 
-  for (const [path, page] of Object.entries(PAGES)) {
-    app.get(path, { onRequest: guard }, async (req, reply) => {
+  for (const page of PAGES) {
+    app.get(page.path, { onRequest: guard }, async (req, reply) => {
       const r = await renderPage(page, context(), req.query as Query);
       return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
     });
@@ -128,7 +128,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
       .send(Readable.from(lines()));
   });
   // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
-  for (const path of [...Object.keys(PAGES).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
+  for (const path of [...PAGES.map((p) => p.path).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
 };
