@@ -83,24 +83,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   });
   app.addHook('onClose', async () => log?.close());
 
-  const guard = async (req: FastifyRequest, reply: FastifyReply) => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-    if (options.token === undefined || options.token === '') return;
-    const q = req.query as Query;
-    const offered = param(q, 'token');
-    if (offered !== undefined && same(offered, options.token)) {
-      // Once: the token moves into a cookie scripts cannot read and other sites never send.
-      const url = new URL(req.url, 'http://x');
-      url.searchParams.delete('token');
-      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`);
-      return reply.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && same(auth.slice(7), options.token)) return;
-    const cookie = cookieValue(req.headers.cookie, COOKIE);
-    if (cookie !== undefined && same(cookie, options.token)) return;
-    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
-  };
+  const guard = tokenGuard(options.token);
 
   for (const page of PAGES) {
     app.get(page.path, { onRequest: guard }, async (req, reply) => {
@@ -132,6 +115,31 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
 };
+
+/**
+ * Every dashboard request's first step: the security headers, then, when the dashboard has a token,
+ * the token (from `?token=` once, then the cookie it is moved into, or a Bearer header).
+ */
+function tokenGuard(token: string | undefined) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+    if (token === undefined || token === '') return;
+    const q = req.query as Query;
+    const offered = param(q, 'token');
+    if (offered !== undefined && same(offered, token)) {
+      // Once: the token moves into a cookie scripts cannot read and other sites never send.
+      const url = new URL(req.url, 'http://x');
+      url.searchParams.delete('token');
+      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
+      return reply.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ') && same(auth.slice(7), token)) return;
+    const cookie = cookieValue(req.headers.cookie, COOKIE);
+    if (cookie !== undefined && same(cookie, token)) return;
+    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
+  };
+}
 
 /** A 404 for a browser is a page, not a google.rpc.Status. */
 export function dashboardNotFound(req: FastifyRequest, reply: FastifyReply): boolean {
