@@ -3,6 +3,7 @@ import { isLoopback, type CollectorConfig } from '../config/config';
 import type { EventSink, QueuedEventSink } from '../ingest/sink';
 import { loopbackUrl, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
 import { ensureHookToken } from '../config/hook-token';
+import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../dashboard/plugin';
 import { buildReceiver, type Receiver } from '../receiver/server';
 import { newHookRouteStats, registerHookRoute } from './hook-route';
 import { EventLogWriter } from '../store/event-log-writer';
@@ -74,8 +75,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     healthExtras: () => ({ hooks: hookStats, ...(forwarding ? { forward: forwarding.status() } : {}) }),
     // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
     allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
-    dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
+    pageNotFound: dashboardNotFound,
   });
+  void receiver.app.register(dashboardPlugin, { openLog: readOnlyLog(config.log), health: () => receiver.health().body, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env });
   // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
   // Hook events commit at NORMAL, the durability the direct hook writer has always had: goose waits
   // on every hook, and an fsync per hook was most of the fast path's cost over a bare curl.

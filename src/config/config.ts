@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BeaconError } from '../model/errors';
 import { closest } from '../model/suggest';
-import { parseForwardDestinations, type ForwardDestination } from './forward';
+import { parseForwardDestinations, type ForwardDestination } from '../forward/registry';
 import { defaultConfigPath, defaultEventLogPath } from './paths';
 
 /** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Catalog, Overrides } from '../pricing/catalog';
+import type { HealthReport } from '../store/health';
 import type { SessionDetailCache } from '../store/activity-query';
 import type { UsageRollup } from '../store/usage-rollup';
 
@@ -12,8 +13,8 @@ export interface DashboardContext {
   logPath: string;
   catalog: Catalog;
   overrides?: Overrides;
-  /** the `GET /health` document of this collector */
-  health(): Promise<Record<string, unknown>>;
+  /** the collector's health report (the `GET /health` body); a report that failed is `{ status: 'unavailable' }` */
+  health(): Partial<HealthReport>;
   retention: { maxAgeDays: number; maxBytes: number };
   nowMs: number;
 }

@@ -1,20 +1,13 @@
 import { html, type Html } from './html';
-
-export type PageName = 'overview' | 'sessions' | 'timeline' | 'events' | 'tokens';
-
-const NAV: [PageName, string, string][] = [
-  ['overview', '/', 'Overview'],
-  ['sessions', '/sessions', 'Sessions'],
-  ['events', '/events', 'Events'],
-  ['tokens', '/tokens', 'Tokens & cost'],
-];
+import type { Page } from './page';
 
 /**
  * The page shell: one stylesheet and one module script from this origin, nothing inline (the CSP
  * forbids it). `data-seq` is the newest commit the page shows; the client polls for later ones.
  */
-export function layout(opts: { page: PageName; title: string; seq: bigint; body: Html }): Html {
-  const current = opts.page === 'timeline' ? 'sessions' : opts.page;
+export function layout(opts: { page: Page; pages: readonly Page[]; title: string; seq: bigint; body: Html }): Html {
+  const current = 'under' in opts.page.nav ? opts.page.nav.under : opts.page.name;
+  const nav = opts.pages.flatMap((p) => ('label' in p.nav ? [{ name: p.name, path: p.path, label: p.nav.label }] : []));
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -26,10 +19,10 @@ export function layout(opts: { page: PageName; title: string; seq: bigint; body:
 <link rel="stylesheet" href="/assets/app.css">
 <script type="module" src="/assets/app.js"></script>
 </head>
-<body data-page="${opts.page}" data-seq="${opts.seq}">
+<body data-page="${opts.page.name}" data-seq="${opts.seq}">
 <header class="top">
 <a class="brand" href="/">Beacon</a>
-<nav>${NAV.map(([name, path, label]) => html`<a href="${path}"${name === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
+<nav>${nav.map(({ name, path, label }) => html`<a href="${path}"${name === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
 <span id="live" class="live" role="status" aria-live="polite"></span>
 </header>
 <main>

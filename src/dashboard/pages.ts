@@ -1,42 +1,26 @@
 import { changesSince, newestSeq } from '../store/activity-query';
 import type { DashboardContext, Query } from './context';
 import { param } from './context';
-import { html, type Html } from './html';
-import { layout, type PageName } from './layout';
+import { html } from './html';
+import { layout } from './layout';
+import type { Page } from './page';
 import { eventsPage } from './pages/events';
 import { overviewPage } from './pages/overview';
 import { sessionsPage } from './pages/sessions';
 import { timelinePage } from './pages/timeline';
 import { tokensPage } from './pages/tokens';
 
-/** The dashboard's pages by path; each renders to a whole HTML document. */
-export const PAGES: Record<string, PageName> = { '/': 'overview', '/sessions': 'sessions', '/session': 'timeline', '/events': 'events', '/tokens': 'tokens' };
+/** The dashboard's pages, in the navigation's order: a page is its module plus a line here. */
+export const PAGES: readonly Page[] = [overviewPage, sessionsPage, eventsPage, tokensPage, timelinePage];
 
-export async function renderPage(page: PageName, ctx: DashboardContext, q: Query): Promise<{ status: number; html: string }> {
+export async function renderPage(page: Page, ctx: DashboardContext, q: Query): Promise<{ status: number; html: string }> {
   const seq = newestSeq(ctx.db);
-  let r: { title: string; body: Html; status?: number };
-  switch (page) {
-    case 'overview':
-      r = await overviewPage(ctx);
-      break;
-    case 'sessions':
-      r = sessionsPage(ctx, q);
-      break;
-    case 'timeline':
-      r = timelinePage(ctx, q);
-      break;
-    case 'events':
-      r = eventsPage(ctx, q);
-      break;
-    case 'tokens':
-      r = tokensPage(ctx, q);
-      break;
-  }
-  return { status: r.status ?? 200, html: layout({ page, title: r.title, seq, body: r.body }).value };
+  const r = await page.render(ctx, q);
+  return { status: r.status ?? 200, html: layout({ page, pages: PAGES, title: r.title, seq, body: r.body }).value };
 }
 
 export function notFoundPage(path: string): string {
-  return layout({ page: 'overview', title: 'Not found', seq: 0n, body: html`<h1>Not found</h1><p>There is no page <code>${path}</code>.</p>` }).value;
+  return layout({ page: PAGES[0]!, pages: PAGES, title: 'Not found', seq: 0n, body: html`<h1>Not found</h1><p>There is no page <code>${path}</code>.</p>` }).value;
 }
 
 /** `GET /api/changes?since=SEQ`: the newest commit and how many came after SEQ (the pages poll it). */

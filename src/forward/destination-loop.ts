@@ -1,4 +1,4 @@
-import type { ForwardDestination } from '../config/forward';
+import type { ForwardDestination } from './registry';
 import type { EventLog, StoredRow } from '../store/event-log';
 import type { ForwardCursors } from '../store/forward-cursors';
 import type { Outcome } from './outcome';

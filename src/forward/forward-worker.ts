@@ -3,20 +3,19 @@
  * connection to the event log (reading events, writing cursors: a busy log never stalls ingest).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ForwardDestination } from '../config/forward';
 import { EventLog } from '../store/event-log';
 import { ForwardCursors, lagAfter } from '../store/forward-cursors';
-import { DestinationLoop, type Sender } from './destination-loop';
-import { OtlpSender } from './otlp-sender';
+import type { Secrets } from './destination';
+import { DestinationLoop } from './destination-loop';
+import { destinationType, type ForwardDestination } from './registry';
 import type { DestinationState, ForwardStatus } from './status';
-import { SyslogSender } from './syslog-sender';
 
 export interface ForwardWorkerInit {
   logPath: string;
   busyTimeoutMs: number;
   destinations: ForwardDestination[];
-  /** resolved OTLP headers per destination name (credentials: only ever sent on the wire) */
-  headers: Record<string, Record<string, string>>;
+  /** each destination's resolved credentials, by its name (only ever sent on the wire) */
+  secrets: Record<string, Secrets>;
   retention: { maxAgeDays: number; maxBytes: number };
   statusIntervalMs: number;
 }
@@ -33,7 +32,7 @@ const log = EventLog.open(init.logPath, { busyTimeoutMs: init.busyTimeoutMs, hoo
 const cursors = new ForwardCursors(log.db, init.logPath);
 const start = cursors.open(init.destinations);
 const loops = init.destinations.map((d) => {
-  const sender: Sender = d.type === 'otlp' ? new OtlpSender(d, init.headers[d.name] ?? {}) : new SyslogSender(d);
+  const sender = destinationType(d).sender(d, init.secrets[d.name] ?? {});
   return { loop: new DestinationLoop(d, log, cursors, sender, start.get(d.name)!), sender };
 });
 const running = loops.map(({ loop }) => loop.run());

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { gzipSync } from 'node:zlib';
-import type { OtlpDestination } from '../config/forward';
+import type { OtlpDestination } from './destinations/otlp';
 import type { StoredRow } from '../store/event-log';
 import type { Outcome } from './outcome';
 import { decodeLogsResponse, encodeLogsRequest, errorReplyMessage } from './otlp-records';

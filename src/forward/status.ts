@@ -1,10 +1,12 @@
+import type { DestinationTypeName } from './registry';
+
 /** What a destination is doing: sending/idle (healthy), retrying (temporary failures), paused (refused). */
 export type LoopState = 'idle' | 'sending' | 'retrying' | 'paused';
 
 /** The forward worker's live view of one destination. */
 export interface DestinationState {
   name: string;
-  type: 'otlp' | 'syslog';
+  type: DestinationTypeName;
   state: LoopState;
   /** the last acknowledged commit seq */
   cursor: bigint;
@@ -23,7 +25,7 @@ export interface DestinationState {
  */
 export interface ForwardStatus {
   name: string;
-  type: 'otlp' | 'syslog';
+  type: DestinationTypeName;
   /** the worker's state, or `starting` / `restarting` / `failed` from its supervisor */
   state: LoopState | 'starting' | 'restarting' | 'failed';
   /** committed events not yet acknowledged by this destination */

@@ -1,9 +1,10 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { resolveHeaders, type ForwardDestination } from '../config/forward';
 import type { PruneResult } from '../store/retention';
 import { backoffMs } from './retry';
+import type { Secrets } from './destination';
+import { destinationType, type ForwardDestination } from './registry';
 import type { ForwardStatus } from './status';
 import type { ForwardWorkerInit, FromForwardWorker, ToForwardWorker } from './forward-worker';
 
@@ -34,13 +35,13 @@ export interface Forwarding {
  */
 export function startForwarding(options: ForwardingOptions): Forwarding {
   const { logger } = options;
-  const headers: Record<string, Record<string, string>> = {};
-  for (const d of options.destinations) if (d.type === 'otlp') headers[d.name] = resolveHeaders(d, options.env);
+  const secrets: Record<string, Secrets> = {};
+  for (const d of options.destinations) secrets[d.name] = destinationType(d).secrets?.(d, options.env) ?? {};
   const init: ForwardWorkerInit = {
     logPath: options.logPath,
     busyTimeoutMs: options.busyTimeoutMs,
     destinations: [...options.destinations],
-    headers,
+    secrets,
     retention: options.retention,
     statusIntervalMs: options.statusIntervalMs ?? 1000,
   };

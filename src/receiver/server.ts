@@ -3,10 +3,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { BeaconError, isBeaconError } from '../model/errors';
 import type { QueuedEventSink } from '../ingest/sink';
-import { healthReport, sendHealth } from '../store/health';
+import { healthReport, sendHealth, type HealthReport } from '../store/health';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
-import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
 import { decodeExport } from './decode';
 import { installHostGuard } from './host-guard';
 import { ingestTraces } from './ingest';
@@ -33,8 +32,8 @@ export interface ReceiverOptions {
   healthExtras?: () => Record<string, unknown>;
   /** names besides loopback the Host header may carry (config `allowedHosts`) */
   allowedHosts?: readonly string[];
-  /** serve the dashboard at / (the collector does; tests of the OTLP path need not) */
-  dashboard?: DashboardOptions;
+  /** answers a 404 itself when it returns true (the collector's dashboard: a page for browsers) */
+  pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => boolean;
 }
 
 export interface Receiver {
@@ -48,6 +47,8 @@ export interface Receiver {
   /** bytes held by exports in flight (admission), and exports being handled */
   inFlight(): { exports: number; bytes: number };
   stats: { exports: number; spans: number; inserted: number; duplicates: number; rejected: number; metricPoints: number; logRecords: number };
+  /** the report `GET /health` sends, for readers in this process (the dashboard) */
+  health(): { httpStatus: number; body: HealthReport };
 }
 
 const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -87,7 +88,6 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   });
 
   const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
-  if (options.dashboard) registerDashboard(app, options.dashboard);
 
   app.addHook('onRequest', async (req, reply) => {
     handling++;
@@ -118,11 +118,11 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     });
   }
 
-  app.get('/health', async (_req, reply) =>
-    sendHealth(reply, healthReport({ writer, closing, queueBytes: budget.bytes, counters: { ...stats, bytes_in_flight: budget.bytes, host_refused: hostGuard.refused, ...options.healthExtras?.() } })));
+  const health = () => healthReport({ writer, closing, queueBytes: budget.bytes, counters: { ...stats, bytes_in_flight: budget.bytes, host_refused: hostGuard.refused, ...options.healthExtras?.() } });
+  app.get('/health', async (_req, reply) => sendHealth(reply, health()));
 
   app.setNotFoundHandler(async (req, reply) => {
-    if (options.dashboard && dashboardNotFound(req, reply)) return reply;
+    if (options.pageNotFound?.(req, reply)) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
     throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
   });
@@ -195,6 +195,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
       return closed;
     },
     inFlight: () => ({ exports: handling, bytes: budget.bytes }),
+    health,
   };
 }
 

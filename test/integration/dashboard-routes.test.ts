@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
+import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../../src/dashboard/plugin';
 import { buildReceiver } from '../../src/receiver/server';
 import { EventLog } from '../../src/store/event-log';
 import { EventLogWriter } from '../../src/store/event-log-writer';
@@ -30,8 +31,9 @@ async function app(log: string, extra: { token?: string; allowedHosts?: string[]
   const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
   const r = buildReceiver({
     writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
-    dashboard: { logPath: log, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
+    pageNotFound: dashboardNotFound,
   });
+  void r.app.register(dashboardPlugin, { openLog: readOnlyLog(log), health: () => r.health().body, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } });
   return { app: r.app, writer };
 }
 

@@ -8,8 +8,10 @@ import { repoRoot } from '../helpers/paths';
  * One direction of flow: a stage imports only stages below it (and src/model). The ranks are the
  * design's layering (docs/ARCHITECTURE.md); stages of equal rank do not import each other.
  */
+// forward sits below config: each destination type's module owns its config keys and checks, and the
+// config composes them (it loads no sender: those are made in the forward worker).
 const RANK: Record<string, number> = {
-  model: 0, config: 1, store: 1, redact: 1, taxonomy: 1, sources: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 2,
+  model: 0, config: 1.7, store: 1, redact: 1, taxonomy: 1, sources: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 1.5,
   receiver: 3, hooks: 3, stream: 1, setup: 3, collector: 4, cli: 5, bin: 6,
 };
 
@@ -40,6 +42,11 @@ describe('stage boundaries', () => {
       }
     }
     assert.deepEqual(violations, []);
+  });
+
+  it('the receiver knows nothing of the dashboard: the collector registers the dashboard\'s plugin beside it', () => {
+    const offenders = files.filter((f) => stageOf(f) === 'receiver' && /(?:from|import\(|require\()\s*'\.\.\/dashboard\//.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders.map((f) => relative(src, f)), []);
   });
 
   it('a source never imports another agent\'s source (plain GenAI conventions and the stage\'s shared files excepted)', () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseForwardDestinations, resolveHeaders, type OtlpDestination, type SyslogDestination } from '../../src/config/forward';
+import { parseForwardDestinations } from '../../src/forward/registry';
+import { resolveHeaders, type OtlpDestination } from '../../src/forward/destinations/otlp';
+import type { SyslogDestination } from '../../src/forward/destinations/syslog';
 import { readConfigFile, resolveCollectorConfig } from '../../src/config/config';
 import { DestinationLoop } from '../../src/forward/destination-loop';
 import type { Outcome } from '../../src/forward/outcome';

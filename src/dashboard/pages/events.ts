@@ -2,10 +2,13 @@ import { SEARCH_SCAN_BUDGET, searchEvents, type EventSearch } from '../../store/
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtInt, fmtTime, isoTime } from '../format';
-import { href, html, type Html } from '../html';
+import { href, html } from '../html';
 import { summarize } from './describe';
 import { sinceSelect, timeWindow } from './sessions';
 import { parseCursor } from './timeline';
+import type { Page, PageContent } from '../page';
+
+export const eventsPage: Page = { name: 'events', path: '/events', nav: { label: 'Events' }, render: renderEvents };
 
 const ACTIONS = ['prompt.submitted', 'model.invoked', 'tool.invoked', 'command.executed', 'file.modified', 'file.read', 'mcp.tool_invoked', 'tool.failed', 'approval.denied', 'session.started', 'session.ended', 'tool.completed', 'usage.reported'];
 const METHODS = ['otlp', 'hook', 'stream'];
@@ -22,7 +25,7 @@ export function eventSearchOf(q: Query, nowMs: number): { search: EventSearch; k
   return { search, keep, error: w.error };
 }
 
-export function eventsPage(ctx: DashboardContext, q: Query): { title: string; body: Html; status?: number } {
+function renderEvents(ctx: DashboardContext, q: Query): PageContent {
   const { search, keep, error } = eventSearchOf(q, ctx.nowMs);
   if (error) return { title: 'Events', status: 400, body: html`<h1>Events</h1><p class="bad">${error}</p>` };
   const before = parseCursor(param(q, 'before'));

@@ -3,13 +3,16 @@ import { UsagePricer } from '../../pricing/usage-groups';
 import { lastEventByMethod, needsAttention, RECENT_WINDOW } from '../../store/activity-query';
 import type { DashboardContext } from '../context';
 import { fmtBytes, fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';
-import { href, html, type Html } from '../html';
+import { href, html } from '../html';
 import { summarize } from './describe';
+import type { Page, PageContent } from '../page';
+
+export const overviewPage: Page = { name: 'overview', path: '/', nav: { label: 'Overview' }, render: renderOverview };
 
 const DAY_NS = 86_400_000_000_000n;
 
-export async function overviewPage(ctx: DashboardContext): Promise<{ title: string; body: Html }> {
-  const health = await ctx.health();
+function renderOverview(ctx: DashboardContext): PageContent {
+  const health = ctx.health();
   const nowNs = BigInt(ctx.nowMs) * 1_000_000n;
   const todayNs = BigInt(Date.UTC(new Date(ctx.nowMs).getUTCFullYear(), new Date(ctx.nowMs).getUTCMonth(), new Date(ctx.nowMs).getUTCDate())) * 1_000_000n;
   // One read of the usage index for 30 days, by day; today and 7 days are sums of its rows.

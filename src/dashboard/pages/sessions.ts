@@ -5,6 +5,9 @@ import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';
 import { href, html, type Html } from '../html';
+import type { Page, PageContent } from '../page';
+
+export const sessionsPage: Page = { name: 'sessions', path: '/sessions', nav: { label: 'Sessions' }, render: renderSessions };
 
 const PAGE = 30;
 export const SINCE_CHOICES: [string, string][] = [['24h', 'last 24 hours'], ['7d', 'last 7 days'], ['30d', 'last 30 days'], ['90d', 'last 90 days'], ['all', 'all time']];
@@ -32,7 +35,7 @@ export function sinceSelect(current: string): Html {
   return html`<label>time<select name="since">${SINCE_CHOICES.map(([v, l]) => html`<option value="${v}"${v === current ? html` selected` : ''}>${l}</option>`)}${known ? '' : html`<option value="${current}" selected>since ${current}</option>`}</select></label>`;
 }
 
-export function sessionsPage(ctx: DashboardContext, q: Query): { title: string; body: Html; status?: number } {
+function renderSessions(ctx: DashboardContext, q: Query): PageContent {
   const w = timeWindow(q, ctx.nowMs);
   const repository = param(q, 'repository');
   const model = param(q, 'model');

@@ -7,6 +7,9 @@ import { renderDiff } from '../diff';
 import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd, isoTime } from '../format';
 import { href, html, type Html } from '../html';
 import { summarize } from './describe';
+import type { Page, PageContent } from '../page';
+
+export const timelinePage: Page = { name: 'timeline', path: '/session', nav: { under: 'sessions' }, render: renderTimeline };
 
 const OBSERVERS: [Observer, string, string][] = [
   ['pre-tool', 'pre-tool hook', 'goose ran the pre-tool hook before the call'],
@@ -17,7 +20,7 @@ const OBSERVERS: [Observer, string, string][] = [
 ];
 const IDLE_GAP_NS = 5n * 60n * 1_000_000_000n;
 
-export function timelinePage(ctx: DashboardContext, q: Query): { title: string; body: Html; status?: number } {
+function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
   const id = param(q, 'id');
   if (id === undefined) return { title: 'Session', status: 400, body: html`<h1>Session</h1><p class="bad">No session id: open a session from the <a href="/sessions">sessions list</a>.</p>` };
   const after = parseCursor(param(q, 'after'));

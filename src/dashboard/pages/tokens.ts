@@ -4,8 +4,11 @@ import { stackedBars } from '../chart';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtInt, fmtTokens, fmtUsd } from '../format';
-import { href, html, type Html } from '../html';
+import { href, html } from '../html';
 import { sinceSelect, timeWindow } from './sessions';
+import type { Page, PageContent } from '../page';
+
+export const tokensPage: Page = { name: 'tokens', path: '/tokens', nav: { label: 'Tokens & cost' }, render: renderTokens };
 
 type Bucket = 'hour' | 'day' | 'week';
 const BUCKETS: Bucket[] = ['hour', 'day', 'week'];
@@ -26,7 +29,7 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(Math.floor(week)).padStart(2, '0')}`;
 }
 
-export function tokensPage(ctx: DashboardContext, q: Query): { title: string; body: Html; status?: number } {
+function renderTokens(ctx: DashboardContext, q: Query): PageContent {
   const w = timeWindow(q, ctx.nowMs, '30d');
   if (w.error) return { title: 'Tokens & cost', status: 400, body: html`<h1>Tokens &amp; cost</h1><p class="bad">${w.error}</p>` };
   const bucketParam = param(q, 'bucket') as Bucket | undefined;

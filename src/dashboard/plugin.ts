@@ -1,49 +1,61 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Database from 'better-sqlite3';
-import { clientScript, stylesheet } from '../dashboard/assets';
-import type { DashboardContext, Query } from '../dashboard/context';
-import { param } from '../dashboard/context';
-import { changes, notFoundPage, PAGES, renderPage } from '../dashboard/pages';
-import { eventSearchOf } from '../dashboard/pages/events';
-import { SECURITY_HEADERS } from '../dashboard/security';
 import { BeaconError } from '../model/errors';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
 import { EventLog } from '../store/event-log';
-import { UsageRollup } from '../store/usage-rollup';
+import type { HealthReport } from '../store/health';
 import { exportLine } from '../store/jsonl-export';
+import { UsageRollup } from '../store/usage-rollup';
+import { clientScript, stylesheet } from './assets';
+import type { DashboardContext, Query } from './context';
+import { param } from './context';
+import { changes, notFoundPage, PAGES, renderPage } from './pages';
+import { eventSearchOf } from './pages/events';
+import { SECURITY_HEADERS } from './security';
+
+/** The log as the pages read it: one read-only connection and the usage rollup kept over it. */
+export interface DashboardLog {
+  readonly path: string;
+  readonly db: Database.Database;
+  readonly usage: UsageRollup;
+  close(): void;
+}
 
 export interface DashboardOptions {
-  /** the event log; the dashboard reads it on its own read-only connection */
-  logPath: string;
+  /** opens the log the pages read; called on the first request, and closed with the server */
+  openLog: () => DashboardLog;
+  /** the collector's health report, the same the `/health` route sends */
+  health: () => HealthReport;
   /** when set, every dashboard request must carry it (shared machines): `?token=` once, then a cookie */
   token?: string;
   retention: { maxAgeDays: number; maxBytes: number };
+  /** where the pricing overrides file is looked up */
   env: NodeJS.ProcessEnv;
+}
+
+/** The usual `openLog`: the event log on its own read-only connection (the collector creates the log before listening). */
+export function readOnlyLog(path: string): () => DashboardLog {
+  return () => {
+    const log = EventLog.open(path, { readonly: true });
+    return { path, db: log.db, usage: new UsageRollup(log.db), close: () => log.close() };
+  };
 }
 
 const COOKIE = 'beacon_dashboard';
 const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
- * The read-only dashboard on the collector's own listener: GET pages, two static files, a change
- * poll and a JSONL download. Every response carries the strict security headers; the Host guard
- * (host-guard.ts) has already refused foreign hosts before any of this runs.
+ * The read-only dashboard as a Fastify plugin: GET pages, two static files, a change poll and a
+ * JSONL download. Every response carries the strict security headers; the host guard of the app it
+ * is registered on has already refused foreign hosts before any of this runs.
  */
-export function registerDashboard(app: FastifyInstance, options: DashboardOptions): void {
-  let log: EventLog | undefined;
-  let usage: UsageRollup | undefined;
+export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  let log: DashboardLog | undefined;
   const sessionDetails: SessionDetailCache = new Map();
-  const db = (): Database.Database => {
-    // Opened on first use: the collector creates the log before listening, so it exists by then.
-    if (!log) {
-      log = EventLog.open(options.logPath, { readonly: true });
-      usage = new UsageRollup(log.db);
-    }
-    return log.db;
-  };
+  const openLog = (): DashboardLog => (log ??= options.openLog());
   const catalog = loadCatalog();
   const overrides = (() => {
     try {
@@ -53,46 +65,28 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
     }
   })();
   const context = (): DashboardContext => ({
-    db: db(),
-    usage: usage!,
+    db: openLog().db,
+    usage: openLog().usage,
     sessionDetails,
-    logPath: options.logPath,
+    logPath: openLog().path,
     catalog,
     overrides,
     retention: options.retention,
     nowMs: Date.now(),
-    health: async () => {
-      const r = await app.inject({ method: 'GET', url: '/health', headers: { host: '127.0.0.1' } });
+    health: () => {
       try {
-        return JSON.parse(r.body) as Record<string, unknown>;
+        return options.health();
       } catch {
-        return { status: 'unavailable' };
+        return { status: 'unavailable' }; // the overview shows the collector as unavailable, not a 500
       }
     },
   });
   app.addHook('onClose', async () => log?.close());
 
-  const guard = async (req: FastifyRequest, reply: FastifyReply) => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-    if (options.token === undefined || options.token === '') return;
-    const q = req.query as Query;
-    const offered = param(q, 'token');
-    if (offered !== undefined && same(offered, options.token)) {
-      // Once: the token moves into a cookie scripts cannot read and other sites never send.
-      const url = new URL(req.url, 'http://x');
-      url.searchParams.delete('token');
-      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`);
-      return reply.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && same(auth.slice(7), options.token)) return;
-    const cookie = cookieValue(req.headers.cookie, COOKIE);
-    if (cookie !== undefined && same(cookie, options.token)) return;
-    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
-  };
+  const guard = tokenGuard(options.token);
 
-  for (const [path, page] of Object.entries(PAGES)) {
-    app.get(path, { onRequest: guard }, async (req, reply) => {
+  for (const page of PAGES) {
+    app.get(page.path, { onRequest: guard }, async (req, reply) => {
       const r = await renderPage(page, context(), req.query as Query);
       return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
     });
@@ -103,7 +97,7 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
   app.get('/events.jsonl', { onRequest: guard }, async (req, reply) => {
     const { search, error } = eventSearchOf(req.query as Query, Date.now());
     if (error) throw new BeaconError('bad_data', error);
-    const d = db();
+    const d = openLog().db;
     // Chunks of 2,000 events with a turn of the event loop between them: ingest goes on during a long download.
     async function* lines() {
       for (const chunk of iterateEvents(d, search)) {
@@ -117,9 +111,34 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
       .send(Readable.from(lines()));
   });
   // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
-  for (const path of [...Object.keys(PAGES).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
+  for (const path of [...PAGES.map((p) => p.path).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
+};
+
+/**
+ * Every dashboard request's first step: the security headers, then, when the dashboard has a token,
+ * the token (from `?token=` once, then the cookie it is moved into, or a Bearer header).
+ */
+function tokenGuard(token: string | undefined) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+    if (token === undefined || token === '') return;
+    const q = req.query as Query;
+    const offered = param(q, 'token');
+    if (offered !== undefined && same(offered, token)) {
+      // Once: the token moves into a cookie scripts cannot read and other sites never send.
+      const url = new URL(req.url, 'http://x');
+      url.searchParams.delete('token');
+      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
+      return reply.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ') && same(auth.slice(7), token)) return;
+    const cookie = cookieValue(req.headers.cookie, COOKIE);
+    if (cookie !== undefined && same(cookie, token)) return;
+    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
+  };
 }
 
 /** A 404 for a browser is a page, not a google.rpc.Status. */
