@@ -10,8 +10,10 @@
  *   - Beacon answered 200 to the agent's exports: /health counts them, with records of each signal
  *     the agent sends, and the collector logged no refused or failed export.
  *
- * A missing CLI is a skip with its reason, never a pass. Each run takes 0.5–5 s on this machine
- * (opencode and Qwen are the slowest); the whole file about half a minute.
+ * A missing CLI is a skip with its reason, never a pass. Measured on the 2-core machine under load,
+ * per run: Codex 0.5–0.7 s, Claude 0.8–1 s, Gemini 3–3.5 s, Copilot 3.6–3.9 s, opencode ~10 s,
+ * Qwen ~12 s (4–5 s unloaded); the whole file (ten runs, a collector each) about 45 s. Each run is
+ * killed after 90 s.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
