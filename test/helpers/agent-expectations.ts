@@ -1,4 +1,5 @@
-import type { Usage } from '../../src/model/record';
+import assert from 'node:assert/strict';
+import type { BeaconRecord, Usage } from '../../src/model/record';
 
 /**
  * What Beacon must record for one run of each agent against the mock model (facts:
@@ -49,3 +50,30 @@ export const AGENT_EXPECTATIONS: Record<string, AgentExpectation> = {
   },
   copilot: { harness: 'copilot-cli', prompt: false, callId: 'call_beacon_0001', calls: openaiSteps },
 };
+
+/**
+ * What one run of the agent must have left in the log: one session, every record the agent's
+ * harness over otlp, one `model.invoked` per model call with the mock's tokens in disjoint buckets
+ * (one channel, never two), the shell call once as `command.executed` with its command line (and
+ * call id where the agent sends one), and the prompt where the agent exports it. `records` in time order.
+ */
+export function assertAgentRecords(records: readonly BeaconRecord[], want: AgentExpectation): void {
+  const of = (action: string) => records.filter((r) => r.event.action === action);
+  assert.ok(records.length > 0, 'records were stored');
+  assert.deepEqual([...new Set(records.map((r) => r.harness.name))], [want.harness], 'harness');
+  assert.deepEqual([...new Set(records.map((r) => r.harness.collection_method))], ['otlp'], 'collection method');
+  assert.equal(new Set(records.map((r) => r.session?.id)).size, 1, 'one session');
+  assert.ok(records[0]!.session?.id, 'a session id');
+  assert.deepEqual(of('model.invoked').map((r) => r.gen_ai?.usage), want.calls, 'one model.invoked per call, the mock\'s tokens');
+  const shell = of('command.executed');
+  assert.equal(shell.length, 1, 'the shell call once');
+  assert.equal(shell[0]!.command?.command, 'echo beacon-lab');
+  if (want.callId) assert.equal(shell[0]!.gen_ai?.tool?.call?.id, want.callId, 'call id');
+  assert.equal(of('tool.failed').length + of('tool.invoked').length, 0, 'no other tool record');
+  const prompts = of('prompt.submitted');
+  if (!want.prompt) assert.equal(prompts.length, 0, 'no prompt record');
+  else {
+    assert.equal(prompts.length, 1, 'the prompt once');
+    assert.match(prompts[0]!.prompt?.text ?? '', /echo beacon-lab/);
+  }
+}

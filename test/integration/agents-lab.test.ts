@@ -2,13 +2,16 @@
  * The agents lab: the six real agent CLIs (pinned in test/agents, installed by
  * `npm ci --prefix test/agents`; .ci/run does it) each run once, non-interactively and offline,
  * against the mock model (test/helpers/mock-model.ts) with their OpenTelemetry export pointed at a
- * real Beacon collector. What this asserts is what holds today, for every agent:
+ * real Beacon collector. For every agent it asserts:
  *
  *   - the CLI exits 0 (within its time bound),
  *   - the mock saw the expected model calls (the shell tool call with `echo beacon-lab`, the final
  *     answer; opencode first makes a title-generation side call),
  *   - Beacon answered 200 to the agent's exports: /health counts them, with records of each signal
- *     the agent sends, and the collector logged no refused or failed export.
+ *     the agent sends, and the collector logged no refused or failed export,
+ *   - and recorded the run (read back with `beacon events --json`): its harness, one session, one
+ *     model.invoked per model call with the mock's tokens in disjoint buckets, the shell call once
+ *     with its command line and call id, the prompt where the agent exports it.
  *
  * A missing CLI is a skip with its reason, never a pass. Measured on the 2-core machine under load,
  * per run: Codex 0.5–0.7 s, Claude 0.8–1 s, Gemini 3–3.5 s, Copilot 3.6–3.9 s, opencode ~10 s,
@@ -22,7 +25,10 @@ import { describe, it } from 'node:test';
 import { AGENTS, agentBinary, runAgent, type AgentName, type OtlpProtocol } from '../helpers/agent-cli';
 import { startCollector, type RunningCollector } from '../helpers/daemon';
 import { MOCK_COMMAND, startMockModel } from '../helpers/mock-model';
-import { tempDir } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
+import type { BeaconRecord } from '../../src/model/record';
+import { spawnSync } from 'node:child_process';
 
 interface Health {
   exports: number;
@@ -96,6 +102,12 @@ describe('agents lab: the real agent CLIs against the mock model and a Beacon co
         if (!info.signals.includes('traces')) assert.equal(h.spans, 0, `${agent} sends no spans`);
         if (!info.signals.includes('logs')) assert.equal(h.logRecords, 0, `${agent} sends no logs`);
         if (!info.signals.includes('metrics')) assert.equal(h.metricPoints, 0, `${agent} sends no metrics`);
+
+        // What a user sees: the run's records, read back with `beacon events --json` as stored.
+        const listed = spawnSync(process.execPath, [BEACON_BIN, 'events', '--json', '--log', collector.log], { encoding: 'utf8' });
+        assert.equal(listed.status, 0, listed.stderr);
+        const records = listed.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as BeaconRecord);
+        assertAgentRecords(records, AGENT_EXPECTATIONS[agent]!);
       } finally {
         await collector.stop();
         await mock.close();

@@ -6,7 +6,7 @@ import type { NormalizedEvent } from '../../src/model/record';
 import { decodeJsonLogs, decodeJsonMetrics, decodeJsonTraces } from '../../src/receiver/decode-json';
 import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../../src/receiver/decode-proto';
 import { logEvents, metricEvents, spanEvents } from '../../src/sources/dispatch';
-import { AGENT_EXPECTATIONS } from '../helpers/agent-expectations';
+import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
 import { repoRoot } from '../helpers/paths';
 
 /**
@@ -38,34 +38,8 @@ function assertNoRejects(x: { events: NormalizedEvent[]; rejected: unknown[] }):
 describe('agent sources on the real CLIs\' recorded exports', () => {
   for (const [agent, want] of Object.entries(AGENT_EXPECTATIONS)) {
     describe(agent, () => {
-      const events = eventsOf(agent);
-      const of = (action: string) => events.filter((e) => e.record.event.action === action);
-
-      it(`every event is harness ${want.harness}, collected over otlp, in one session`, () => {
-        assert.ok(events.length > 0);
-        assert.deepEqual([...new Set(events.map((e) => e.record.harness.name))], [want.harness]);
-        assert.deepEqual([...new Set(events.map((e) => e.record.harness.collection_method))], ['otlp']);
-        assert.equal(new Set(events.map((e) => e.record.session?.id)).size, 1);
-        assert.ok(events[0]!.record.session?.id);
-      });
-
-      it('one model.invoked per model call, tokens equal to the mock\'s in disjoint buckets (one channel, never two)', () => {
-        assert.deepEqual(of('model.invoked').map((e) => e.record.gen_ai?.usage), want.calls);
-      });
-
-      it('the shell call once, as command.executed with its command line (and call id where the agent sends one)', () => {
-        const calls = of('command.executed');
-        assert.equal(calls.length, 1);
-        assert.equal(calls[0]!.record.command?.command, 'echo beacon-lab');
-        if (want.callId) assert.equal(calls[0]!.record.gen_ai?.tool?.call?.id, want.callId);
-        assert.equal(of('tool.failed').length + of('tool.invoked').length, 0);
-      });
-
-      it(want.prompt ? 'the prompt, with its text' : 'no prompt record (the agent exports none on the channel read)', () => {
-        const prompts = of('prompt.submitted');
-        if (!want.prompt) return assert.equal(prompts.length, 0);
-        assert.equal(prompts.length, 1);
-        assert.match(prompts[0]!.record.prompt?.text ?? '', /echo beacon-lab/);
+      it(`${want.harness}: one session, the mock's tokens per call, the shell call once, the prompt where exported`, () => {
+        assertAgentRecords(eventsOf(agent).map((e) => e.record), want);
       });
     });
   }
