@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { parseCommand, type CommandSpec } from './args';
+import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 
-export const DASHBOARD_COMMAND = {
+export const spec = {
   name: 'beacon dashboard',
+  summary: "print (--open: open) the URL of the collector's local dashboard",
   usage: '[--open] [--config FILE] [--port N]',
   description: `Prints the URL of the dashboard the running collector serves on its loopback port (with --open,
 opens it in the default browser). Read-only: sessions, one row per tool call, events, tokens and cost.
@@ -22,8 +23,8 @@ export function dashboardUrl(host: string, port: number, token?: string): string
   return `http://${h}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
-export async function runDashboard(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const parsed = parseCommand(DASHBOARD_COMMAND, argv, out);
+export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const config = resolveCollectorConfig(

@@ -1,13 +1,14 @@
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { BeaconError } from '../model/errors';
-import { EventLog } from '../store/event-log';
-import { prune } from '../store/retention';
-import { parseCommand, type CommandSpec } from './args';
-import { inspectLog, logProblem, noLogMessage } from './log-access';
-import { plural } from './format';
+import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { BeaconError } from '../../model/errors';
+import { EventLog } from '../../store/event-log';
+import { prune } from '../../store/retention';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { inspectLog, logProblem, noLogMessage } from '../log-access';
+import { plural } from '../format';
 
-export const PRUNE_COMMAND = {
+export const spec = {
   name: 'beacon prune',
+  summary: 'apply the retention policy to the event log now',
   usage: '[--log PATH] [--config FILE] [--max-age-days N] [--max-bytes N]',
   description: `Applies the retention policy now (the collector also does it every 10 minutes): events older than
 retentionMaxAgeDays (default 90) go, then the oldest while the log holds more than retentionMaxBytes
@@ -21,8 +22,8 @@ retentionMaxAgeDays (default 90) go, then the oldest while the log holds more th
   examples: ['beacon prune', 'beacon prune --max-age-days 30', 'beacon prune --max-age-days 0 --max-bytes 536870912'],
 } as const satisfies CommandSpec;
 
-export function runPrune(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): number {
-  const parsed = parseCommand(PRUNE_COMMAND, argv, out);
+export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const cfg = resolveCollectorConfig(

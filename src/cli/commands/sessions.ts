@@ -1,16 +1,17 @@
-import { resolveEventLogPath } from '../config/paths';
-import { BeaconError } from '../model/errors';
-import { formatDisplayTime, formatDuration } from '../model/time';
-import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { UsagePricer } from '../pricing/usage-groups';
-import { SESSION_SORTS, listSessions, type SessionSort } from '../store/activity-query';
-import { parseCommand, type CommandSpec } from './args';
-import { formatTable, terminalWidth, usd } from './format';
-import { openLogForReading, timeRange } from './log-access';
-import { writeLine } from './output';
+import { resolveEventLogPath } from '../../config/paths';
+import { BeaconError } from '../../model/errors';
+import { formatDisplayTime, formatDuration } from '../../model/time';
+import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
+import { UsagePricer } from '../../pricing/usage-groups';
+import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/activity-query';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { formatTable, terminalWidth, usd } from '../format';
+import { openLogForReading, timeRange } from '../log-access';
+import { writeLine } from '../output';
 
-export const SESSIONS_COMMAND = {
+export const spec = {
   name: 'beacon sessions',
+  summary: 'agent sessions: duration, repository, models, calls, failures, tokens, cost',
   usage: '[--log PATH] [--since T] [--until T] [--repository DIR] [--model M] [--sort KEY] [--limit N] [--json] [--utc]',
   description: `Lists agent sessions, newest first: start, end, duration, repository, models, model calls, tool
 calls (one per call, however many collection paths saw it), failed and denied calls, tokens, and the
@@ -31,8 +32,8 @@ now, as for beacon events. The same query the dashboard's Sessions page runs.`,
 } as const satisfies CommandSpec;
 
 
-export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
-  const parsed = parseCommand(SESSIONS_COMMAND, argv, out);
+export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const utc = values.utc === true;

@@ -1,12 +1,13 @@
 import pino from 'pino';
-import { LOG_POLICY } from '../redact/log-policy';
-import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { startCollectorService } from '../collector/service';
-import { parseCommand, type CommandSpec } from './args';
-import { explainListenError, portWarning } from './listen-hints';
+import { LOG_POLICY } from '../../redact/log-policy';
+import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { startCollectorService } from '../../collector/service';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { explainListenError, portWarning } from '../listen-hints';
 
-export const COLLECTOR_COMMAND = {
+export const spec = {
   name: 'beacon collector',
+  summary: 'run the OTLP/HTTP collector in the foreground',
   usage: '[--host 127.0.0.1] [--port 4318] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote]',
   description: `Runs the OTLP/HTTP collector in the foreground (service managers run it so) and writes goose's
 GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
@@ -22,8 +23,8 @@ GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
 } as const satisfies CommandSpec;
 
 /** `beacon collector`: runs until SIGTERM/SIGINT, then finishes in-flight exports and closes the log. */
-export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const parsed = parseCommand(COLLECTOR_COMMAND, argv, (s) => void process.stdout.write(`${s}\n`));
+export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, (s) => void process.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values } = parsed;
   const config = resolveCollectorConfig(
