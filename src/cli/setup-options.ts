@@ -1,9 +1,10 @@
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
+import { CONFIG_KEYS, envName, shownDefault } from '../config/config-keys';
 import { BeaconError } from '../model/errors';
 import { defaultServiceKind, installedServiceSettings } from '../setup/service';
 
 /** What install, uninstall, doctor and service share: their options and the collector they mean. */
-export const HOOKS_LOG_OPTION = { type: 'string', arg: 'PATH', help: 'the event log the hooks write (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' } as const;
+export const HOOKS_LOG_OPTION = { type: 'string', arg: 'PATH', help: `the event log the hooks write (default ${shownDefault('log')}, or $${envName('log')})` } as const;
 export const CONFIG_OPTION = { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' } as const;
 export const SCOPE_OPTION = { type: 'string', arg: 'S', help: 'user (default: ~/.agents, every session) or project (./.agents, sessions started here)' } as const;
 
@@ -24,5 +25,5 @@ export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorC
   if (flag !== undefined) return { port: parseIntStrict(flag, '--port'), source: '--port' };
   const svc = installedServiceSettings(defaultServiceKind(), env);
   if (svc?.port !== undefined) return { port: svc.port, source: `the installed service (${svc.file})` };
-  return { port: cfg.port, source: cfg.port === 4318 ? 'the default' : 'the config' };
+  return { port: cfg.port, source: cfg.port === CONFIG_KEYS.port.default ? 'the default' : 'the config' };
 }

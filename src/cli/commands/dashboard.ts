@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { CONFIG_KEYS } from '../../config/config-keys';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 
 export const spec = {
@@ -12,7 +13,7 @@ Exits 1 when no collector answers there.`,
   options: {
     open: { type: 'boolean', help: 'open the URL in the default browser' },
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
-    port: { type: 'string', arg: 'N', help: "the collector's port (default from the config, else 4318)" },
+    port: { type: 'string', arg: 'N', help: `the collector's port (default from the config, else ${CONFIG_KEYS.port.default})` },
   },
   examples: ['beacon dashboard', 'beacon dashboard --open'],
 } as const satisfies CommandSpec;

@@ -5,6 +5,7 @@ import type { EventLog, ListFilter } from '../../store/event-log';
 import { listJoined } from '../../store/joined-events';
 import { exportLine } from '../../store/jsonl-export';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
 import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
@@ -28,7 +29,7 @@ runtime.jsonl export: raw by nature. --follow keeps printing records as any writ
 hooks, stream adapter) commits them, from now or from --since, one line each (raw: a call's later
 observations arrive later); Ctrl-C stops.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     session: { type: 'string', arg: 'ID', help: "only this session (goose's session id)" },
     action: { type: 'string', arg: 'A', help: 'only this event.action (model.invoked, command.executed, prompt.submitted, …)' },
     method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream (a tool call: one of its records)' },

@@ -1,4 +1,5 @@
 import { parseIntStrict } from '../../config/config';
+import { CONFIG_KEYS } from '../../config/config-keys';
 import { installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
 import {
@@ -16,7 +17,7 @@ rendered with this install's absolute paths, bound to loopback, restarted on fai
 every login. status reports installed, enabled and running.`,
   options: {
     kind: { type: 'string', arg: 'K', help: 'systemd (default on Linux) or launchd (default on macOS)' },
-    port: { type: 'string', arg: 'N', help: 'the port the service listens on (default: the config\'s, 4318)' },
+    port: { type: 'string', arg: 'N', help: `the port the service listens on (default: the config's, ${CONFIG_KEYS.port.default})` },
     log: { type: 'string', arg: 'PATH', help: 'the event log the service writes' },
     config: CONFIG_OPTION,
   },

@@ -5,6 +5,7 @@ import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog
 import { UsagePricer } from '../../pricing/usage-groups';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/activity-query';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
 import { formatTable, terminalWidth, usd } from '../format';
 import { openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
@@ -18,7 +19,7 @@ calls (one per call, however many collection paths saw it), failed and denied ca
 cost goose reported beside Beacon's list-price estimate. T is a date, a time or a duration back from
 now, as for beacon events. The same query the dashboard's Sessions page runs.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     since: { type: 'string', arg: 'T', help: 'sessions with events at or after T' },
     until: { type: 'string', arg: 'T', help: 'sessions with events before T' },
     repository: { type: 'string', arg: 'DIR', help: 'only sessions in this repository (working directory, as recorded)' },

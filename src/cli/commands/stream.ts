@@ -11,6 +11,7 @@ import type { StreamEvent } from '../../model/harness-event';
 import { LineSplitter } from '../../stream/lines';
 import { streamRecord } from '../../sources/goose/stream-record';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
 
 export const spec = {
   name: 'beacon stream',
@@ -22,7 +23,7 @@ records them in the event log (collection method "stream") unless --no-log. --te
 own lines unchanged instead, so the adapter can sit in a pipeline unnoticed.`,
   options: {
     format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     'no-log': { type: 'boolean', help: 'print only, record nothing' },
     tee: { type: 'boolean', help: "print goose's own lines unchanged instead of harness events" },
     session: { type: 'string', arg: 'ID', help: 'tag the events with this session id (goose prints none)' },

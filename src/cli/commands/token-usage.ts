@@ -9,6 +9,7 @@ import { matchModel } from '../../pricing/match';
 import { EventLog } from '../../store/event-log';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/usage-query';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
 import { cut, fitWidths, plural, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 
@@ -24,7 +25,7 @@ part of output), with the cost a runtime reported (if any) and a list-price esti
 catalog shipped with Beacon, always apart. Hours, days, weeks (ISO, from Monday) and months are
 in your local zone (--utc: UTC); T as in beacon events --help.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     since: { type: 'string', arg: 'T', help: 'model calls at or after T (2026-11-30, 2026-11-30T09:00, 7d)' },
     until: { type: 'string', arg: 'T', help: 'model calls before T' },
     session: { type: 'string', arg: 'ID', help: 'only this session' },
