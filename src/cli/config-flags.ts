@@ -1,4 +1,4 @@
-import { CONFIG_KEYS, flagHelp, type CollectorConfig, type ConfigKey } from '../config/config-keys';
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, flagHelp, type CollectorConfig, type ConfigKey } from '../config/config-keys';
 import { parseIntStrict } from '../config/config';
 import type { OptionSpec } from './args';
 
@@ -14,12 +14,13 @@ export function configOption<K extends ConfigKey>(key: K): FlagOption<K> {
 }
 
 /**
- * The flag layer of the config for the keys a command offers: a number parsed (a bad one is the
- * command line's mistake: exit 2), an absent flag absent. The range is checked with the other layers.
+ * The flag layer of the config, from a command line parsed with `configOption`s: every key whose
+ * flag was given, a number parsed (a bad one is the command line's mistake: exit 2). The range is
+ * checked with the other layers. Only for commands whose options of these names are the keys' flags.
  */
-export function configFlags(values: Readonly<Record<string, string | boolean | undefined>>, keys: readonly ConfigKey[]): Partial<CollectorConfig> {
+export function configFlags(values: Readonly<Record<string, string | boolean | undefined>>): Partial<CollectorConfig> {
   const out: Record<string, unknown> = {};
-  for (const key of keys) {
+  for (const key of CONFIG_KEY_NAMES) {
     const { type, flag } = CONFIG_KEYS[key];
     const v = flag && values[flag.name];
     if (v === undefined) continue;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { LOG_POLICY } from '../../redact/log-policy';
 import { isLoopback, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
-import { CONFIG_KEYS, type ConfigKey } from '../../config/config-keys';
+import { CONFIG_KEYS } from '../../config/config-keys';
 import { startCollectorService } from '../../collector/service';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags, configOption } from '../config-flags';
@@ -24,9 +24,6 @@ GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
   examples: ['beacon collector', 'beacon collector --port 14318 --log /tmp/events.db'],
 } as const satisfies CommandSpec;
 
-/** The config keys the options above set. */
-const FLAG_KEYS: readonly ConfigKey[] = ['host', 'port', 'log', 'maxBodyBytes', 'allowRemote'];
-
 /** `beacon collector`: runs until SIGTERM/SIGINT, then finishes in-flight exports and closes the log. */
 export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Promise<number> {
   const parsed = parseCommand(spec, argv, (s) => void process.stdout.write(`${s}\n`));
@@ -36,7 +33,7 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     {
       file: readConfigFile(values.config, env),
       env: readEnv(env),
-      flags: configFlags(values, FLAG_KEYS),
+      flags: configFlags(values),
     },
     env,
   );

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configFlags } from '../config-flags';
 
 export const spec = {
   name: 'beacon dashboard',
@@ -29,7 +30,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   if (!parsed) return 0;
   const { values } = parsed;
   const config = resolveCollectorConfig(
-    { file: readConfigFile(values.config, env), env: readEnv(env), flags: { port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port') } },
+    { file: readConfigFile(values.config, env), env: readEnv(env), flags: configFlags(values) },
     env,
   );
   const url = dashboardUrl(config.host, config.port, config.dashboardToken);

@@ -1,5 +1,5 @@
 import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
-import { CONFIG_KEYS, shownDefault, type ConfigKey } from '../../config/config-keys';
+import { CONFIG_KEYS, shownDefault } from '../../config/config-keys';
 import { BeaconError } from '../../model/errors';
 import { EventLog } from '../../store/event-log';
 import { prune } from '../../store/retention';
@@ -24,9 +24,6 @@ retentionMaxAgeDays (default ${shownDefault('retentionMaxAgeDays')}) go, then th
   examples: ['beacon prune', 'beacon prune --max-age-days 30', 'beacon prune --max-age-days 0 --max-bytes 536870912'],
 } as const satisfies CommandSpec;
 
-/** The config keys the options above set. */
-const FLAG_KEYS: readonly ConfigKey[] = ['log', 'retentionMaxAgeDays', 'retentionMaxBytes'];
-
 export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
@@ -35,7 +32,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
     {
       file: readConfigFile(values.config, env),
       env: readEnv(env),
-      flags: configFlags(values, FLAG_KEYS),
+      flags: configFlags(values),
     },
     env,
   );

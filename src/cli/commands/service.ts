@@ -1,4 +1,3 @@
-import { parseIntStrict } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
@@ -6,6 +5,7 @@ import {
   defaultServiceKind, describeServiceState, installService, installedServiceSettings, serviceState, uninstallService, type ServiceKind,
 } from '../../setup/service';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configFlags } from '../config-flags';
 import { CONFIG_OPTION, collectorConfig } from '../setup-options';
 
 export const spec = {
@@ -33,7 +33,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   if (positionals.length > 1) throw new BeaconError('usage', `beacon service: unexpected argument "${positionals[1]}"`);
   const kind = (values.kind ?? defaultServiceKind()) as ServiceKind;
   if (kind !== 'systemd' && kind !== 'launchd') throw new BeaconError('usage', `--kind must be systemd or launchd, got ${values.kind}`);
-  const cfg = collectorConfig(values.config, env, { log: values.log, port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port') });
+  const cfg = collectorConfig(values.config, env, configFlags(values));
   switch (action) {
     case 'install':
       for (const l of installService({ kind, env, node: process.execPath, beacon: installedEntryPoints().beacon, log: cfg.log, port: cfg.port })) out(l);
