@@ -23,8 +23,7 @@ export function configFlags(values: Readonly<Record<string, string | boolean | u
   for (const key of CONFIG_KEY_NAMES) {
     const { type, flag } = CONFIG_KEYS[key];
     const v = flag && values[flag.name];
-    if (v === undefined) continue;
-    out[key] = type === 'number' ? parseIntStrict(String(v), `--${flag!.name}`) : v;
+    if (flag && v !== undefined) out[key] = type === 'number' ? parseIntStrict(String(v), `--${flag.name}`) : v;
   }
   return out as Partial<CollectorConfig>;
 }
