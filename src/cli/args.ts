@@ -19,6 +19,10 @@ export interface OptionSpec {
 export interface CommandSpec<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
   /** `beacon events`, `beacon service` */
   name: string;
+  /** its line in `beacon --help` and in the README's command table */
+  summary: string;
+  /** the command handles a closed stdout itself (`beacon stream` keeps recording) */
+  ownsStdout?: boolean;
   /** what follows the name in the usage line, e.g. `goose [options]` */
   usage: string;
   /** a paragraph: what the command does */
@@ -27,6 +31,22 @@ export interface CommandSpec<O extends Record<string, OptionSpec> = Record<strin
   examples: string[];
   /** allowed positionals, for `did you mean` (`install|uninstall|status`); absent: none allowed */
   positionals?: readonly string[];
+}
+
+/** What a command may use of the process: each command's `run` takes the part it needs. */
+export interface CommandIO {
+  env: NodeJS.ProcessEnv;
+  /** one line to stdout, escaped for the terminal */
+  out: (s: string) => void;
+  stderr: (s: string) => void;
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+}
+
+/** A module under `src/cli/commands/`: its spec (name, summary, options) and what running it does. */
+export interface CommandModule {
+  spec: CommandSpec;
+  run(argv: string[], io: CommandIO): number | Promise<number>;
 }
 
 type Values<O extends Record<string, OptionSpec>> = { [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean };

@@ -3,125 +3,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BeaconError } from '../model/errors';
 import { closest } from '../model/suggest';
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, definitionOf, type CollectorConfig, type ConfigKey } from './config-keys';
 import { parseForwardDestinations, type ForwardDestination } from '../forward/registry';
-import { defaultConfigPath, defaultEventLogPath } from './paths';
+import { defaultConfigPath } from './paths';
 
-/** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */
-export interface CollectorConfig {
-  host: string;
-  port: number;
-  /** the SQLite event log */
-  log: string;
-  /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
-  maxBodyBytes: number;
-  /** most spans (or log records, or data points) in one export (goose sends at most 512) */
-  maxSpansPerExport: number;
-  /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */
-  maxBytesInFlight: number;
-  /** exports waiting for the writer before new ones get 503 + Retry-After */
-  maxPendingExports: number;
-  /** how long a write waits for another writer (a hook) to release the log */
-  busyTimeoutMs: number;
-  allowRemote: boolean;
-  logLevel: string;
-  /** maintain a runtime.jsonl export here (off when unset) */
-  exportPath?: string;
-  exportRotateBytes: number;
-  exportArchives: number;
-  /** retention: 0 turns a limit off */
-  retentionMaxAgeDays: number;
-  retentionMaxBytes: number;
-  retentionIntervalMs: number;
-  /** forward destinations (src/forward): the `forward` list, at the top of the file or under "collector"; none by default */
-  forward: ForwardDestination[];
-  /** Host header names accepted besides loopback (comma-separated), e.g. a name in /etc/hosts for this machine */
-  allowedHosts: string;
-  /** when set, the dashboard asks for this token (shared machines) */
-  dashboardToken?: string;
-}
-
-export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
-  host: '127.0.0.1',
-  port: 4318,
-  maxBodyBytes: 20 * 1024 * 1024,
-  maxSpansPerExport: 10_000,
-  maxBytesInFlight: 128 * 1024 * 1024,
-  maxPendingExports: 512,
-  busyTimeoutMs: 5000,
-  allowRemote: false,
-  logLevel: 'info',
-  exportRotateBytes: 10 * 1024 * 1024,
-  exportArchives: 5,
-  // The log never grows without bound unless the user says so: 90 days, 2 GiB.
-  retentionMaxAgeDays: 90,
-  retentionMaxBytes: 2 * 1024 * 1024 * 1024,
-  retentionIntervalMs: 10 * 60 * 1000,
-  forward: [],
-  allowedHosts: '',
-};
+export type { CollectorConfig } from './config-keys';
+export { envName } from './config-keys';
 
 type Partial_ = Partial<CollectorConfig>;
-
-/** Scalar keys (each with an environment variable); `forward` is a list, read from the file only. */
-export const KEYS: Record<Exclude<keyof CollectorConfig, 'forward'>, 'string' | 'number' | 'boolean'> = {
-  host: 'string',
-  port: 'number',
-  log: 'string',
-  maxBodyBytes: 'number',
-  maxSpansPerExport: 'number',
-  maxBytesInFlight: 'number',
-  maxPendingExports: 'number',
-  busyTimeoutMs: 'number',
-  allowRemote: 'boolean',
-  logLevel: 'string',
-  exportPath: 'string',
-  exportRotateBytes: 'number',
-  exportArchives: 'number',
-  retentionMaxAgeDays: 'number',
-  retentionMaxBytes: 'number',
-  retentionIntervalMs: 'number',
-  allowedHosts: 'string',
-  dashboardToken: 'string',
-};
-
-/**
- * What a value may be, beyond its type (KEYS). A key without a rule here is only type-checked;
- * every key gets an environment variable: BEACON_ + its name in SNAKE_CASE unless ENV_NAMES says
- * otherwise (the names documented before the rule).
- */
-export interface KeyRule {
-  min?: number;
-  max?: number;
-  oneOf?: readonly string[];
-}
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-export const RULES: Partial<Record<keyof CollectorConfig, KeyRule>> = {
-  port: { min: 0, max: 65535 },
-  maxBodyBytes: { min: 1 },
-  maxSpansPerExport: { min: 1 },
-  maxBytesInFlight: { min: 1 },
-  maxPendingExports: { min: 1 },
-  busyTimeoutMs: { min: 0 },
-  logLevel: { oneOf: LOG_LEVELS },
-  exportRotateBytes: { min: 0 },
-  exportArchives: { min: 0 },
-  retentionMaxAgeDays: { min: 0 },
-  retentionMaxBytes: { min: 0 },
-  retentionIntervalMs: { min: 1 },
-};
-
-const ENV_NAMES: Partial<Record<keyof CollectorConfig, string>> = {
-  host: 'BEACON_COLLECTOR_HOST',
-  port: 'BEACON_COLLECTOR_PORT',
-  log: 'BEACON_ENDPOINT_LOG',
-};
-
-/** The environment variable of a config key: BEACON_MAX_BODY_BYTES for maxBodyBytes. */
-export function envName(key: keyof CollectorConfig): string {
-  return ENV_NAMES[key] ?? `BEACON_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-}
 
 /** Sections of the config file that belong to other parts of Beacon: not collector keys, not typos. */
 const OTHER_SECTIONS = ['collector', 'hooks', 'forward', 'forwarders', 'dashboard', 'pricing', 'redact'];
@@ -156,16 +45,16 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
     throw new BeaconError('bad_data', `config file ${file}: "collector" must be an object`);
   }
   const where = `config file ${file}`;
-  const known = Object.keys(KEYS);
+  const known = CONFIG_KEY_NAMES;
   for (const key of Object.keys(top)) {
-    if (OTHER_SECTIONS.includes(key) || (section === undefined && key in KEYS)) continue;
+    if (OTHER_SECTIONS.includes(key) || (section === undefined && definitionOf(key))) continue;
     const guess = closest(key, [...known, ...OTHER_SECTIONS]);
     warn(`${where}: unknown key "${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
   const forward = (section as Record<string, unknown> | undefined)?.forward ?? top.forward;
   if (section === undefined) return { ...pickTyped(top, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
   for (const key of Object.keys(section as object)) {
-    if (key in KEYS || key === 'forward') continue;
+    if (definitionOf(key) || key === 'forward') continue;
     const guess = closest(key, known);
     warn(`${where}: unknown key "collector.${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
@@ -174,18 +63,20 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
 
 function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
   const out: Record<string, unknown> = {};
-  for (const [key, type] of Object.entries(KEYS)) {
+  for (const key of CONFIG_KEY_NAMES) {
     const v = src[key];
     if (v === undefined) continue;
+    const { type } = CONFIG_KEYS[key];
     if (typeof v !== type) throw new BeaconError('bad_data', `${where}: "${key}" must be a ${type}, got ${JSON.stringify(v)}`);
-    checkRule(key as keyof CollectorConfig, v, `${where}: "${key}"`);
+    checkRule(key, v, `${where}: "${key}"`);
     out[key] = v;
   }
   return out as Partial_;
 }
 
-function checkRule(key: keyof CollectorConfig, v: unknown, what: string): void {
-  const rule = RULES[key];
+/** The definition's range and allowed values (the type is checked by the reader, which knows how it was written). */
+function checkRule(key: ConfigKey, v: unknown, what: string): void {
+  const rule = definitionOf(key);
   if (typeof v === 'number') {
     if (!Number.isInteger(v)) throw new BeaconError('bad_data', `${what} must be a whole number, got ${v}`);
     if (rule?.min !== undefined && v < rule.min) throw new BeaconError('bad_data', `${what} must be at least ${rule.min}, got ${v}`);
@@ -197,11 +88,11 @@ function checkRule(key: keyof CollectorConfig, v: unknown, what: string): void {
   }
 }
 
-/** Every key from its environment variable (envName), type- and range-checked like the file. */
+/** Every key from its environment variable, type- and range-checked like the file. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   const out: Record<string, unknown> = {};
-  for (const [key, type] of Object.entries(KEYS) as [keyof CollectorConfig, string][]) {
-    const name = envName(key);
+  for (const key of CONFIG_KEY_NAMES) {
+    const { type, env: name } = CONFIG_KEYS[key];
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     let v: unknown = raw;
@@ -226,22 +117,21 @@ export function parseIntStrict(value: string, what: string): number {
 
 export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_; flags?: Partial_ }, env: NodeJS.ProcessEnv): Readonly<CollectorConfig> {
   const merged: CollectorConfig = {
-    ...DEFAULTS,
-    log: defaultEventLogPath(env),
+    ...defaults(),
     ...stripUndefined(layers.file),
     ...stripUndefined(layers.env),
     ...stripUndefined(layers.flags),
   };
-  // `~/…` in the config file, as users write paths.
+  // `~/…` in the config file (and the log's default), as users write paths.
   const home = env.HOME || homedir();
   merged.log = expandHome(merged.log, home);
   if (merged.exportPath) merged.exportPath = expandHome(merged.exportPath, home);
   // The file's raw list, checked here (the flags and environment have no forward settings).
   merged.forward = parseForwardDestinations(layers.file?.forward, (p) => expandHome(p, home));
   // Flags are checked here (a flag's mistake is the command line's: exit 2); file and env were checked as read.
-  for (const [key, v] of Object.entries(stripUndefined(layers.flags))) {
+  for (const [key, v] of Object.entries(stripUndefined(layers.flags)) as [ConfigKey, unknown][]) {
     try {
-      checkRule(key as keyof CollectorConfig, v, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      checkRule(key, v, `--${CONFIG_KEYS[key].flag?.name ?? key}`);
     } catch (e) {
       throw new BeaconError('usage', (e as Error).message);
     }
@@ -254,6 +144,13 @@ export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_
     );
   }
   return Object.freeze(merged);
+}
+
+/** Every key's default; a key without one is absent (off). `forward`: none. */
+function defaults(): CollectorConfig {
+  const out: Record<string, unknown> = { forward: [] };
+  for (const key of CONFIG_KEY_NAMES) if (CONFIG_KEYS[key].default !== undefined) out[key] = CONFIG_KEYS[key].default;
+  return out as unknown as CollectorConfig;
 }
 
 function stripUndefined(o: Partial_ | undefined): Partial_ {

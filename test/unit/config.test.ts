@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULTS, KEYS, envName, type CollectorConfig } from '../../src/config/config';
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, envName, flagHelp, shownDefault } from '../../src/config/config-keys';
 import { BEACON_VERSION } from '../../src/model/endpoint';
 import { runBeacon } from '../helpers/daemon';
 import { repoRoot, tempDir } from '../helpers/paths';
 
 const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
 
-/** The README's config table: key → [environment, type, default]. */
-function readmeTable(): Map<string, [string, string, string]> {
-  const rows = new Map<string, [string, string, string]>();
-  for (const m of readme.matchAll(/^\s*\| `(\w+)` \| `(BEACON_\w+)` \| (\w+) \| ([^|]+) \|/gm)) rows.set(m[1]!, [m[2]!, m[3]!, m[4]!.trim()]);
+/** The README's config table: key → [environment, type, default, meaning]. */
+function readmeTable(): Map<string, [string, string, string, string]> {
+  const rows = new Map<string, [string, string, string, string]>();
+  for (const m of readme.matchAll(/^\s*\| `(\w+)` \| `(BEACON_\w+)` \| (\w+) \| ([^|]+) \| (.+) \|$/gm)) rows.set(m[1]!, [m[2]!, m[3]!, m[4]!.trim(), m[5]!]);
   return rows;
 }
 
@@ -21,22 +21,30 @@ function sources(dir: string): string[] {
 }
 
 describe('config schema', () => {
-  it('the README table lists every key with its environment variable, type and default', () => {
+  it('the README table is the key definitions: one row per key, its environment variable, type, default and meaning', () => {
     const table = readmeTable();
-    assert.deepEqual([...table.keys()].sort(), Object.keys(KEYS).sort(), 'one row per key, no stale rows');
-    for (const [key, type] of Object.entries(KEYS)) {
-      const [env, t, def] = table.get(key)!;
-      assert.equal(env, envName(key as keyof CollectorConfig), key);
-      assert.equal(t, type, key);
-      const d = (DEFAULTS as Record<string, unknown>)[key];
-      if (d !== undefined) assert.equal(def, `\`${d}\``, `${key} default`);
+    assert.deepEqual([...table.keys()], CONFIG_KEY_NAMES, 'one row per key, in the definitions\' order, no stale rows');
+    for (const key of CONFIG_KEY_NAMES) {
+      const d = CONFIG_KEYS[key];
+      assert.deepEqual(table.get(key), [d.env, d.type, d.default === undefined ? '(off)' : `\`${d.default}\``, d.doc], key);
     }
+  });
+
+  it("a flag's help shows its key's default, so it cannot drift (collector --max-body-bytes: 20 MiB)", () => {
+    for (const key of CONFIG_KEY_NAMES) {
+      const d = CONFIG_KEYS[key];
+      if (d.flag && d.default !== undefined && d.type !== 'boolean') assert.match(flagHelp(key), new RegExp(`default ${shownDefault(key).replace(/[.~/]/g, '\\$&')}`), key);
+    }
+    assert.equal(shownDefault('maxBodyBytes'), '20 MiB');
+    const help = runBeacon(['collector', '--help']).stdout;
+    assert.match(help, /--max-body-bytes N\s+the largest request body after decompression \(default 20 MiB\)/);
+    assert.match(help, /--port N\s+the port \(default 4318,/);
   });
 
   it('every BEACON_* variable the code reads is documented in the README', () => {
     const vars = new Set<string>();
     for (const f of sources(join(repoRoot(), 'src'))) for (const m of readFileSync(f, 'utf8').matchAll(/env(?:\.|\[')(BEACON_[A-Z_]+)/g)) vars.add(m[1]!);
-    for (const key of Object.keys(KEYS)) vars.add(envName(key as keyof CollectorConfig));
+    for (const key of CONFIG_KEY_NAMES) vars.add(envName(key));
     for (const v of vars) assert.ok(readme.includes(`\`${v}`), `README documents ${v}`);
   });
 

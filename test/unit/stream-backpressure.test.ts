@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { runStream } from '../../src/cli/stream';
+import { run as runStream } from '../../src/cli/commands/stream';
 
 /** goose's output as a pull stream that counts how much the adapter has taken. */
 function gooseOutput(lines: number) {

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { resolveEventLogPath } from '../config/paths';
-import { BeaconError } from '../model/errors';
-import { escapeControls } from '../model/terminal';
-import { redactValue } from '../redact/sanitize';
-import { DirectLogSink, isLockTrouble } from '../ingest/direct-sink';
-import { toRows } from '../ingest/rows';
-import type { EventRow } from '../ingest/sink';
-import { GooseStreamParser } from '../sources/goose/stream-json';
-import type { StreamEvent } from '../model/harness-event';
-import { LineSplitter } from '../stream/lines';
-import { streamRecord } from '../sources/goose/stream-record';
-import { expectPositional, parseCommand, type CommandSpec } from './args';
+import { resolveEventLogPath } from '../../config/paths';
+import { BeaconError } from '../../model/errors';
+import { escapeControls } from '../../model/terminal';
+import { redactValue } from '../../redact/sanitize';
+import { DirectLogSink, isLockTrouble } from '../../ingest/direct-sink';
+import { toRows } from '../../ingest/rows';
+import type { EventRow } from '../../ingest/sink';
+import { GooseStreamParser } from '../../sources/goose/stream-json';
+import type { StreamEvent } from '../../model/harness-event';
+import { LineSplitter } from '../../stream/lines';
+import { streamRecord } from '../../sources/goose/stream-record';
+import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
 
-export const STREAM_COMMAND = {
+export const spec = {
   name: 'beacon stream',
+  summary: 'turn goose stream-json output into harness events (and record them)',
   usage: 'goose [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]',
   description: `Reads \`goose run --output-format stream-json\` on stdin. Prints normalized harness events, one JSON
 object per line (--format harness, the default) or the Beacon records (--format beacon), and
@@ -21,31 +23,28 @@ records them in the event log (collection method "stream") unless --no-log. --te
 own lines unchanged instead, so the adapter can sit in a pipeline unnoticed.`,
   options: {
     format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     'no-log': { type: 'boolean', help: 'print only, record nothing' },
     tee: { type: 'boolean', help: "print goose's own lines unchanged instead of harness events" },
     session: { type: 'string', arg: 'ID', help: 'tag the events with this session id (goose prints none)' },
   },
   examples: ['goose run --output-format stream-json --text "fix the tests" | beacon stream goose', 'goose run --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline'],
   positionals: ['goose'],
+  // it keeps recording when the reader of its stdout goes away
+  ownsStdout: true,
 } as const satisfies CommandSpec;
 
 const BATCH = 200;
 /** The log's lock is waited for at most this long per batch; beyond it the batch is spooled (--tee's passthrough keeps flowing). */
 const STREAM_BUSY_TIMEOUT_MS = 500;
 
-export interface StreamIO {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: (s: string) => void;
-  env: NodeJS.ProcessEnv;
-}
+export type StreamIO = Pick<CommandIO, 'stdin' | 'stdout' | 'stderr' | 'env'>;
 
-export async function runStream(argv: string[], io: StreamIO): Promise<number> {
-  const parsed = parseCommand(STREAM_COMMAND, argv, (s) => void io.stdout.write(`${s}\n`));
+export async function run(argv: string[], io: StreamIO): Promise<number> {
+  const parsed = parseCommand(spec, argv, (s) => void io.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  expectPositional(STREAM_COMMAND, positionals[0], 'runtime');
+  expectPositional(spec, positionals[0], 'runtime');
   const format = values.format ?? 'harness';
   if (format !== 'harness' && format !== 'beacon') throw new BeaconError('usage', `--format must be harness or beacon, got ${format}`);
 

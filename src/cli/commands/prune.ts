@@ -1,39 +1,38 @@
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { BeaconError } from '../model/errors';
-import { EventLog } from '../store/event-log';
-import { prune } from '../store/retention';
-import { parseCommand, type CommandSpec } from './args';
-import { inspectLog, logProblem, noLogMessage } from './log-access';
-import { plural } from './format';
+import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { CONFIG_KEYS, shownDefault } from '../../config/config-keys';
+import { BeaconError } from '../../model/errors';
+import { EventLog } from '../../store/event-log';
+import { prune } from '../../store/retention';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configFlags, configOption } from '../config-flags';
+import { inspectLog, logProblem, noLogMessage } from '../log-access';
+import { plural } from '../format';
 
-export const PRUNE_COMMAND = {
+export const spec = {
   name: 'beacon prune',
+  summary: 'apply the retention policy to the event log now',
   usage: '[--log PATH] [--config FILE] [--max-age-days N] [--max-bytes N]',
-  description: `Applies the retention policy now (the collector also does it every 10 minutes): events older than
-retentionMaxAgeDays (default 90) go, then the oldest while the log holds more than retentionMaxBytes
-(default 2 GiB). 0 turns a limit off. A log that does not exist is left so: nothing is created.`,
+  description: `Applies the retention policy now (the collector also does it every ${CONFIG_KEYS.retentionIntervalMs.default! / 60_000} minutes): events older than
+retentionMaxAgeDays (default ${shownDefault('retentionMaxAgeDays')}) go, then the oldest while the log holds more than retentionMaxBytes
+(default ${shownDefault('retentionMaxBytes')}). 0 turns a limit off. A log that does not exist is left so: nothing is created.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
-    'max-age-days': { type: 'string', arg: 'N', help: 'remove events older than N days (0: no age limit)' },
-    'max-bytes': { type: 'string', arg: 'N', help: 'then the oldest while the data exceeds N bytes (0: no size limit)' },
+    'max-age-days': configOption('retentionMaxAgeDays'),
+    'max-bytes': configOption('retentionMaxBytes'),
   },
   examples: ['beacon prune', 'beacon prune --max-age-days 30', 'beacon prune --max-age-days 0 --max-bytes 536870912'],
 } as const satisfies CommandSpec;
 
-export function runPrune(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): number {
-  const parsed = parseCommand(PRUNE_COMMAND, argv, out);
+export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const cfg = resolveCollectorConfig(
     {
       file: readConfigFile(values.config, env),
       env: readEnv(env),
-      flags: {
-        log: values.log,
-        retentionMaxAgeDays: values['max-age-days'] === undefined ? undefined : parseIntStrict(values['max-age-days'], '--max-age-days'),
-        retentionMaxBytes: values['max-bytes'] === undefined ? undefined : parseIntStrict(values['max-bytes'], '--max-bytes'),
-      },
+      flags: configFlags(values),
     },
     env,
   );

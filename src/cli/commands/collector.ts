@@ -1,42 +1,39 @@
 import pino from 'pino';
-import { LOG_POLICY } from '../redact/log-policy';
-import { isLoopback, parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { startCollectorService } from '../collector/service';
-import { parseCommand, type CommandSpec } from './args';
-import { explainListenError, portWarning } from './listen-hints';
+import { LOG_POLICY } from '../../redact/log-policy';
+import { isLoopback, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { CONFIG_KEYS } from '../../config/config-keys';
+import { startCollectorService } from '../../collector/service';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configFlags, configOption } from '../config-flags';
+import { explainListenError, portWarning } from '../listen-hints';
 
-export const COLLECTOR_COMMAND = {
+export const spec = {
   name: 'beacon collector',
-  usage: '[--host 127.0.0.1] [--port 4318] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote]',
+  summary: 'run the OTLP/HTTP collector in the foreground',
+  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote]`,
   description: `Runs the OTLP/HTTP collector in the foreground (service managers run it so) and writes goose's
 GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
   options: {
-    host: { type: 'string', arg: 'HOST', help: 'the address to listen on (default 127.0.0.1; loopback only unless --allow-remote)' },
-    port: { type: 'string', arg: 'N', help: 'the port (default 4318, OTLP/HTTP; 0 picks a free one)' },
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    host: configOption('host'),
+    port: configOption('port'),
+    log: configOption('log'),
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
-    'max-body-bytes': { type: 'string', arg: 'N', help: 'the largest request body after decompression (default 64 MiB)' },
-    'allow-remote': { type: 'boolean', help: 'allow a non-loopback --host (telemetry can then reach this machine from the network)' },
+    'max-body-bytes': configOption('maxBodyBytes'),
+    'allow-remote': configOption('allowRemote'),
   },
   examples: ['beacon collector', 'beacon collector --port 14318 --log /tmp/events.db'],
 } as const satisfies CommandSpec;
 
 /** `beacon collector`: runs until SIGTERM/SIGINT, then finishes in-flight exports and closes the log. */
-export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const parsed = parseCommand(COLLECTOR_COMMAND, argv, (s) => void process.stdout.write(`${s}\n`));
+export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, (s) => void process.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values } = parsed;
   const config = resolveCollectorConfig(
     {
       file: readConfigFile(values.config, env),
       env: readEnv(env),
-      flags: {
-        host: values.host,
-        port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port'),
-        log: values.log,
-        maxBodyBytes: values['max-body-bytes'] === undefined ? undefined : parseIntStrict(values['max-body-bytes'], '--max-body-bytes'),
-        allowRemote: values['allow-remote'],
-      },
+      flags: configFlags(values),
     },
     env,
   );

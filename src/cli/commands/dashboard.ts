@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
-import { parseCommand, type CommandSpec } from './args';
+import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { CONFIG_KEYS } from '../../config/config-keys';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configFlags } from '../config-flags';
 
-export const DASHBOARD_COMMAND = {
+export const spec = {
   name: 'beacon dashboard',
+  summary: "print (--open: open) the URL of the collector's local dashboard",
   usage: '[--open] [--config FILE] [--port N]',
   description: `Prints the URL of the dashboard the running collector serves on its loopback port (with --open,
 opens it in the default browser). Read-only: sessions, one row per tool call, events, tokens and cost.
@@ -11,7 +14,7 @@ Exits 1 when no collector answers there.`,
   options: {
     open: { type: 'boolean', help: 'open the URL in the default browser' },
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
-    port: { type: 'string', arg: 'N', help: "the collector's port (default from the config, else 4318)" },
+    port: { type: 'string', arg: 'N', help: `the collector's port (default from the config, else ${CONFIG_KEYS.port.default})` },
   },
   examples: ['beacon dashboard', 'beacon dashboard --open'],
 } as const satisfies CommandSpec;
@@ -22,12 +25,12 @@ export function dashboardUrl(host: string, port: number, token?: string): string
   return `http://${h}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
-export async function runDashboard(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const parsed = parseCommand(DASHBOARD_COMMAND, argv, out);
+export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const config = resolveCollectorConfig(
-    { file: readConfigFile(values.config, env), env: readEnv(env), flags: { port: values.port === undefined ? undefined : parseIntStrict(values.port, '--port') } },
+    { file: readConfigFile(values.config, env), env: readEnv(env), flags: configFlags(values) },
     env,
   );
   const url = dashboardUrl(config.host, config.port, config.dashboardToken);

@@ -1,29 +1,31 @@
-import { resolveEventLogPath } from '../config/paths';
-import { BeaconError } from '../model/errors';
-import { normalizeHarnessName } from '../model/harness';
-import { didYouMean } from '../model/suggest';
-import { calendarLabel, type Calendar } from '../model/time';
-import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { estimateCost, type TokenSums } from '../pricing/estimate';
-import { matchModel } from '../pricing/match';
-import { EventLog } from '../store/event-log';
-import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../store/usage-query';
-import { parseCommand, type CommandSpec } from './args';
-import { cut, fitWidths, plural, terminalWidth, usd } from './format';
-import { noLogMessage, openLogForReading, timeRange } from './log-access';
+import { resolveEventLogPath } from '../../config/paths';
+import { BeaconError } from '../../model/errors';
+import { normalizeHarnessName } from '../../model/harness';
+import { didYouMean } from '../../model/suggest';
+import { calendarLabel, type Calendar } from '../../model/time';
+import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
+import { estimateCost, type TokenSums } from '../../pricing/estimate';
+import { matchModel } from '../../pricing/match';
+import { EventLog } from '../../store/event-log';
+import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/usage-query';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
+import { cut, fitWidths, plural, terminalWidth, usd } from '../format';
+import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 
 const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
 /** `1 run`, `2 runs` */
 
-export const TOKEN_USAGE_COMMAND = {
+export const spec = {
   name: 'beacon token-usage',
+  summary: 'tokens and cost per model, session, provider, day, week or month',
   usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|hour|day|week|month] [--top N] [--json] [--utc]',
   description: `Tokens per model call, in disjoint buckets (input, output, cache read, cache write; reasoning is
 part of output), with the cost a runtime reported (if any) and a list-price estimate from the price
 catalog shipped with Beacon, always apart. Hours, days, weeks (ISO, from Monday) and months are
 in your local zone (--utc: UTC); T as in beacon events --help.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     since: { type: 'string', arg: 'T', help: 'model calls at or after T (2026-11-30, 2026-11-30T09:00, 7d)' },
     until: { type: 'string', arg: 'T', help: 'model calls before T' },
     session: { type: 'string', arg: 'ID', help: 'only this session' },
@@ -73,8 +75,8 @@ function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedN
   }
 }
 
-export function runTokenUsage(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): number {
-  const parsed = parseCommand(TOKEN_USAGE_COMMAND, argv, out);
+export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const by = (values.by ?? 'model') as UsageGrouping;

@@ -1,23 +1,25 @@
-import { resolveEventLogPath } from '../config/paths';
-import { BeaconError } from '../model/errors';
-import { formatDisplayTime, formatDuration } from '../model/time';
-import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { UsagePricer } from '../pricing/usage-groups';
-import { SESSION_SORTS, listSessions, type SessionSort } from '../store/activity-query';
-import { parseCommand, type CommandSpec } from './args';
-import { formatTable, terminalWidth, usd } from './format';
-import { openLogForReading, timeRange } from './log-access';
-import { writeLine } from './output';
+import { resolveEventLogPath } from '../../config/paths';
+import { BeaconError } from '../../model/errors';
+import { formatDisplayTime, formatDuration } from '../../model/time';
+import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
+import { UsagePricer } from '../../pricing/usage-groups';
+import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/activity-query';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
+import { formatTable, terminalWidth, usd } from '../format';
+import { openLogForReading, timeRange } from '../log-access';
+import { writeLine } from '../output';
 
-export const SESSIONS_COMMAND = {
+export const spec = {
   name: 'beacon sessions',
+  summary: 'agent sessions: duration, repository, models, calls, failures, tokens, cost',
   usage: '[--log PATH] [--since T] [--until T] [--repository DIR] [--model M] [--sort KEY] [--limit N] [--json] [--utc]',
   description: `Lists agent sessions, newest first: start, end, duration, repository, models, model calls, tool
 calls (one per call, however many collection paths saw it), failed and denied calls, tokens, and the
 cost goose reported beside Beacon's list-price estimate. T is a date, a time or a duration back from
 now, as for beacon events. The same query the dashboard's Sessions page runs.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     since: { type: 'string', arg: 'T', help: 'sessions with events at or after T' },
     until: { type: 'string', arg: 'T', help: 'sessions with events before T' },
     repository: { type: 'string', arg: 'DIR', help: 'only sessions in this repository (working directory, as recorded)' },
@@ -31,8 +33,8 @@ now, as for beacon events. The same query the dashboard's Sessions page runs.`,
 } as const satisfies CommandSpec;
 
 
-export async function runSessions(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
-  const parsed = parseCommand(SESSIONS_COMMAND, argv, out);
+export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const utc = values.utc === true;

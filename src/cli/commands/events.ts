@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
-import { resolveEventLogPath } from '../config/paths';
-import { BeaconError } from '../model/errors';
-import type { EventLog, ListFilter } from '../store/event-log';
-import { listJoined } from '../store/joined-events';
-import { exportLine } from '../store/jsonl-export';
-import { parseCommand, type CommandSpec } from './args';
-import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from './format';
-import { inspectLog, logProblem, openLogForReading, timeRange } from './log-access';
-import { writeLine } from './output';
+import { resolveEventLogPath } from '../../config/paths';
+import { BeaconError } from '../../model/errors';
+import type { EventLog, ListFilter } from '../../store/event-log';
+import { listJoined } from '../../store/joined-events';
+import { exportLine } from '../../store/jsonl-export';
+import { parseCommand, type CommandIO, type CommandSpec } from '../args';
+import { configOption } from '../config-flags';
+import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
+import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
+import { writeLine } from '../output';
 
-export const EVENTS_COMMAND = {
+export const spec = {
   name: 'beacon events',
+  summary: 'list stored events (--follow: as they are committed)',
   usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc]',
   description: `Lists stored events in time order: one line per model call, prompt or other event, and one
 line per tool call — its observations by the pre-tool and post-tool hooks, the OTLP execute_tool
@@ -27,7 +29,7 @@ runtime.jsonl export: raw by nature. --follow keeps printing records as any writ
 hooks, stream adapter) commits them, from now or from --since, one line each (raw: a call's later
 observations arrive later); Ctrl-C stops.`,
   options: {
-    log: { type: 'string', arg: 'PATH', help: 'the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)' },
+    log: configOption('log'),
     session: { type: 'string', arg: 'ID', help: "only this session (goose's session id)" },
     action: { type: 'string', arg: 'A', help: 'only this event.action (model.invoked, command.executed, prompt.submitted, …)' },
     method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream (a tool call: one of its records)' },
@@ -56,8 +58,8 @@ const METHODS = ['otlp', 'hook', 'stream'];
 /** How often --follow looks for new commits: a primary-key range read, cheap enough to do often. */
 const FOLLOW_POLL_MS = 100;
 
-export async function runEvents(argv: string[], env: NodeJS.ProcessEnv, out: (s: string) => void): Promise<number> {
-  const parsed = parseCommand(EVENTS_COMMAND, argv, out);
+export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+  const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
   const path = resolveEventLogPath(values.log, env);

@@ -1,0 +1,29 @@
+import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
+import { CONFIG_KEYS, envName, shownDefault } from '../config/config-keys';
+import { BeaconError } from '../model/errors';
+import { defaultServiceKind, installedServiceSettings } from '../setup/service';
+
+/** What install, uninstall, doctor and service share: their options and the collector they mean. */
+export const HOOKS_LOG_OPTION = { type: 'string', arg: 'PATH', help: `the event log the hooks write (default ${shownDefault('log')}, or $${envName('log')})` } as const;
+export const CONFIG_OPTION = { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' } as const;
+export const SCOPE_OPTION = { type: 'string', arg: 'S', help: 'user (default: ~/.agents, every session) or project (./.agents, sessions started here)' } as const;
+
+export function collectorConfig(config: string | undefined, env: NodeJS.ProcessEnv, flags: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {
+  return resolveCollectorConfig({ file: readConfigFile(config, env), env: readEnv(env), flags }, env);
+}
+
+export function scopeOf(v: string | undefined): 'user' | 'project' {
+  if (v === undefined || v === 'user' || v === 'project') return v ?? 'user';
+  throw new BeaconError('usage', `--scope must be user or project, got ${v}`);
+}
+
+/**
+ * The one port every command means: --port, else the installed service's (it is what runs), else
+ * the config's. doctor and install goose must agree with the collector goose will talk to.
+ */
+export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorConfig>, env: NodeJS.ProcessEnv): { port: number; source: string } {
+  if (flag !== undefined) return { port: parseIntStrict(flag, '--port'), source: '--port' };
+  const svc = installedServiceSettings(defaultServiceKind(), env);
+  if (svc?.port !== undefined) return { port: svc.port, source: `the installed service (${svc.file})` };
+  return { port: cfg.port, source: cfg.port === CONFIG_KEYS.port.default ? 'the default' : 'the config' };
+}
