@@ -182,3 +182,28 @@ export function readLogRecords(records: readonly LogRecord[], read: (rec: LogRec
   }
   return out;
 }
+
+/**
+ * The text of a conversation's last message when it is the user's (a new turn's prompt), from the
+ * two shapes agents export messages in: the GenAI conventions' `{role, parts: [{type: 'text',
+ * content}]}` and the AI SDK's `{role, content: string | [{type: 'text', text}]}`. Undefined when the
+ * last message is not the user's (a step answering a tool result resends the same conversation).
+ */
+export function lastUserText(messages: unknown): string | undefined {
+  const list = Array.isArray(messages) ? messages : typeof messages === 'object' && messages !== null && Array.isArray((messages as { messages?: unknown }).messages) ? (messages as { messages: unknown[] }).messages : undefined;
+  const last = list?.[list.length - 1] as { role?: unknown; parts?: unknown; content?: unknown } | undefined;
+  if (!last || last.role !== 'user') return undefined;
+  if (typeof last.content === 'string') return last.content;
+  const parts = Array.isArray(last.parts) ? last.parts : Array.isArray(last.content) ? last.content : [];
+  const texts = parts.flatMap((p: { type?: unknown; content?: unknown; text?: unknown }) => (p?.type === 'text' ? [typeof p.content === 'string' ? p.content : typeof p.text === 'string' ? p.text : ''] : []));
+  return texts.length ? texts.join('\n') : undefined;
+}
+
+/** The text of an answer's messages (`{role: 'assistant', parts: [{type: 'text', content}]}`), joined. */
+export function assistantText(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  const texts = messages.flatMap((m: { role?: unknown; parts?: unknown }) =>
+    m?.role === 'assistant' && Array.isArray(m.parts) ? m.parts.flatMap((p: { type?: unknown; content?: unknown }) => (p?.type === 'text' && typeof p.content === 'string' ? [p.content] : [])) : [],
+  );
+  return texts.length ? texts.join('\n') : undefined;
+}

@@ -45,10 +45,10 @@ export const AGENT_EXPECTATIONS: Record<string, AgentExpectation> = {
   qwen: { harness: 'qwen-code', prompt: true, calls: openaiSteps },
   // opencode's title generation is a real (side) model call and counts.
   opencode: {
-    harness: 'opencode', prompt: false, callId: 'call_beacon_0001',
+    harness: 'opencode', prompt: true, callId: 'call_beacon_0001',
     calls: [{ input_tokens: 111, output_tokens: 11, cache_read: { input_tokens: 0 }, reasoning: { output_tokens: 0 } }, ...openaiSteps],
   },
-  copilot: { harness: 'copilot-cli', prompt: false, callId: 'call_beacon_0001', calls: openaiSteps },
+  copilot: { harness: 'copilot-cli', prompt: true, callId: 'call_beacon_0001', calls: openaiSteps },
 };
 
 /**

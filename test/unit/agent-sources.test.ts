@@ -51,3 +51,39 @@ describe('agent sources on the real CLIs\' recorded exports', () => {
     assert.equal(logEvents(forged).events.length, 0);
   });
 });
+
+describe('agent sources: failures and decisions', () => {
+  const logRecord = (service: string, attributes: Record<string, unknown>) => ({
+    timeUnixNano: 1796135279278000000n, observedTimeUnixNano: 1796135279278000000n, severityNumber: 9, severityText: '', body: null,
+    attributes, traceId: '', spanId: '', eventName: '', resource: { 'service.name': service }, scope: { name: 's', version: '' },
+  }) as never;
+
+  it('Claude Code: an api_error is a failed model call typed by its status, never by its message', () => {
+    const [ev] = logEvents([logRecord('claude-code', { 'event.name': 'api_error', 'session.id': 's1', model: 'claude-sonnet-4-5', error: 'overloaded: token sk-ant-api03-xyz', status_code: '529', duration_ms: 12 })]).events;
+    assert.equal(ev!.record.event.action, 'model.invoked');
+    assert.equal(ev!.record.severity, 'high');
+    assert.deepEqual(ev!.record.error, { type: 'http_529' });
+    assert.doesNotMatch(JSON.stringify(ev!.record), /sk-ant/);
+  });
+
+  it('Claude Code: a rejected tool decision is approval.denied under the call\'s id; a failed tool result is tool.failed', () => {
+    const { events } = logEvents([
+      logRecord('claude-code', { 'event.name': 'tool_decision', 'session.id': 's1', decision: 'reject', source: 'user_reject', tool_name: 'Bash', tool_use_id: 'toolu_9' }),
+      logRecord('claude-code', { 'event.name': 'tool_result', 'session.id': 's1', tool_name: 'Bash', tool_use_id: 'toolu_8', success: 'false', tool_input: '{"command":"false"}' }),
+    ]);
+    assert.deepEqual(events.map((e) => e.record.event.action), ['approval.denied', 'tool.failed']);
+    assert.equal(events[0]!.record.gen_ai?.tool?.call?.id, 'toolu_9');
+    assert.equal(events[1]!.record.command?.command, 'false');
+  });
+
+  it('Codex: a tool result whose output says a non-zero exit is tool.failed with the exit code', () => {
+    const [ev] = logEvents([logRecord('codex_exec', { 'event.name': 'codex.tool_result', 'conversation.id': 'c1', tool_name: 'exec_command', call_id: 'call_2', arguments: '{"cmd":"exit 3"}', success: 'false', output: 'Process exited with code 3\n' })]).events;
+    assert.equal(ev!.record.event.action, 'tool.failed');
+    assert.equal(ev!.record.command?.exit_code, 3);
+    assert.equal(ev!.record.gen_ai?.tool?.call?.id, 'call_2');
+  });
+
+  it('the log records of an agent Beacon has no source for are counted, not stored', () => {
+    assert.equal(logEvents([logRecord('claude-code-fork', { 'event.name': 'api_request', input_tokens: 5 })]).events.length, 0);
+  });
+});

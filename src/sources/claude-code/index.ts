@@ -35,7 +35,8 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
           costUsd: numberLike(a, 'cost_usd'),
         },
         durationMs: numberLike(a, 'duration_ms'),
-        ...(name === 'api_error' ? { error: stringAttr(a, 'status_code', 'error') ?? 'api_error' } : {}),
+        // The error's kind, never its message (free text: it can quote the request).
+        ...(name === 'api_error' ? { error: numberLike(a, 'status_code') !== undefined ? `http_${numberLike(a, 'status_code')}` : 'api_error' } : {}),
       });
     case 'user_prompt':
       return promptEvent(AGENT, o, stringAttr(a, 'prompt'));

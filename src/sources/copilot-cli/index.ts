@@ -2,7 +2,10 @@ import { SEMCONV_USAGE } from '../../model/usage';
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
 import { extractGenAiSpans } from '../otel-genai/spans';
-import type { Source } from '../source';
+import type { Agent } from '../agent-events';
+import type { Extraction, Source } from '../source';
+import type { SpanRecord } from '../../model/span';
+import { turnEvents } from './turn';
 
 type Args = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -35,12 +38,19 @@ function classifyCopilotTool(name: string, input: unknown, options: ClassifyOpti
  * GitHub Copilot CLI: full GenAI semantic-convention spans, read by the shared reader — one `chat`
  * span per model call (input includes the cache, even for Anthropic models), one `execute_tool` span
  * per tool call with `process.exit.code`; `invoke_agent` carries the turn's totals and is never
- * counted. It sends no logs; its metrics repeat the spans' numbers per session and are counted only.
+ * counted, but carries the turn's prompt and answer when content capture is on. It sends no logs; its metrics repeat the spans' numbers per session and are counted only.
  */
+const AGENT: Agent = { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool };
+
+function spans(list: readonly SpanRecord[]): Extraction {
+  const calls = extractGenAiSpans(list, { harness: AGENT.harness, usage: AGENT.usage, classifyTool: classifyCopilotTool });
+  return { events: [...turnEvents(AGENT, list), ...calls.events], rejected: calls.rejected };
+}
+
 export const copilotCli: Source = {
-  harness: 'copilot-cli',
+  harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'github-copilot',
   usage: SEMCONV_USAGE,
   classifyTool: classifyCopilotTool,
-  spans: (spans) => extractGenAiSpans(spans, { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool }),
+  spans,
 };

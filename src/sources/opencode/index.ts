@@ -3,7 +3,7 @@ import type { SpanRecord } from '../../model/span';
 import { SEMCONV_USAGE } from '../../model/usage';
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
-import { jsonAttr, modelCallEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
+import { jsonAttr, lastUserText, modelCallEvent, promptEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
 import { SpanRejected, stringAttr, tokenAttr } from '../attributes';
 import type { Extraction, Source } from '../source';
 
@@ -50,13 +50,13 @@ function observation(span: SpanRecord): Observation {
   };
 }
 
-function spanEvent(span: SpanRecord): NormalizedEvent | undefined {
+function spanEvents(span: SpanRecord): NormalizedEvent[] {
   const a = span.attributes;
   const o = observation(span);
   const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
   if (span.name === 'ai.streamText.doStream' || span.name === 'ai.generateText.doGenerate') {
     const finish = stringAttr(a, 'ai.response.finishReason');
-    return modelCallEvent(AGENT, o, {
+    const call = modelCallEvent(AGENT, o, {
       model: stringAttr(a, 'ai.response.model', 'ai.model.id'),
       provider: stringAttr(a, 'ai.model.provider'),
       responseId: stringAttr(a, 'ai.response.id'),
@@ -70,12 +70,16 @@ function spanEvent(span: SpanRecord): NormalizedEvent | undefined {
       ...(durationMs >= 0 ? { durationMs } : {}),
       ...(finish === 'error' ? { error: 'error' } : {}),
     });
+    // A tool-using call whose conversation ends with the user's message starts a turn: its prompt.
+    // (A side call such as the title generation has no tools; a step after a tool result ends with it.)
+    const prompt = a['ai.prompt.tools'] !== undefined ? lastUserText(jsonAttr(a, 'ai.prompt.messages')) : undefined;
+    return prompt === undefined ? [call] : [promptEvent(AGENT, { ...o, key: `${o.key}/prompt` }, prompt), call];
   }
   if (span.name === 'ai.toolCall') {
     const result = jsonAttr(a, 'ai.toolCall.result');
     const meta = typeof result === 'object' && result !== null ? (result as Args).metadata : undefined;
     const exit = typeof meta === 'object' && meta !== null && typeof (meta as Args).exit === 'number' ? ((meta as Args).exit as number) : undefined;
-    return toolCallEvent(AGENT, o, {
+    const ev = toolCallEvent(AGENT, o, {
       name: stringAttr(a, 'ai.toolCall.name') ?? '',
       callId: stringAttr(a, 'ai.toolCall.id'),
       args: jsonAttr(a, 'ai.toolCall.args'),
@@ -83,8 +87,9 @@ function spanEvent(span: SpanRecord): NormalizedEvent | undefined {
       ...(span.status.code === 2 ? { success: false } : {}),
       ...(durationMs >= 0 ? { durationMs } : {}),
     });
+    return ev ? [ev] : [];
   }
-  return undefined;
+  return [];
 }
 
 /**
@@ -99,8 +104,7 @@ function spans(list: readonly SpanRecord[]): Extraction {
   for (const span of list) {
     if (!span.name.startsWith('ai.')) continue;
     try {
-      const ev = spanEvent(span);
-      if (ev) out.events.push(ev);
+      out.events.push(...spanEvents(span));
     } catch (e) {
       if (!(e instanceof SpanRejected)) throw e;
       out.rejected.push({ spanId: span.spanId, reason: e.message });
