@@ -116,6 +116,14 @@ describe('GenAI extraction: attribute forms', () => {
     }
   });
 
+  it('OTEL_SERVICE_NAME renames goose\'s service.name but not its namespace: still goose (joins its hook events), the custom name kept', () => {
+    const [ev] = spanEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 1, 'session.id': '20261010_1' })], { 'service.name': 'team-bot', 'service.namespace': 'goose' }))).events;
+    assert.equal(ev!.record.harness.name, 'goose');
+    assert.equal(ev!.record.raw?.service_name, 'team-bot');
+    const [plain] = spanEvents(decode(traceRequest([chatSpan({ 'gen_ai.usage.input_tokens': 1 })], { 'service.name': 'goose' }))).events;
+    assert.equal(plain!.record.raw?.service_name, undefined);
+  });
+
   it('gives spans without ids a content-derived id, so a retry is still idempotent', () => {
     const s = chatSpan({ 'gen_ai.usage.input_tokens': 1 }, { traceId: '', spanId: '' });
     const a = spanEvents(decode(traceRequest([s]))).events[0]!.record.event.id;

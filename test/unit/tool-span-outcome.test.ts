@@ -66,4 +66,15 @@ describe('goose ≥ 1.50 tool spans', () => {
     const r = spanEvents(decodeJsonTraces(Buffer.from(JSON.stringify(traceRequest(turn.spans))))).events.find((e) => e.record.event.category === 'command')!.record;
     assert.equal(r.raw?.outcome, undefined);
   });
+
+  it("a failed shell's exit code comes from goose's gated `output` (gen_ai.tool.call.result is written only on success)", () => {
+    const output = { status: 'success', value: { content: [{ type: 'text', text: 'error: test failed' }], structuredContent: { stdout: '', stderr: 'error: test failed', exit_code: 101 }, isError: true } };
+    const r = one(dispatchSpan({ 'gen_ai.tool.call.arguments': JSON.stringify({ command: 'cargo test' }), output: JSON.stringify(output) }));
+    assert.equal(r.event.action, 'tool.failed');
+    assert.equal(r.command?.exit_code, 101);
+    const errored = one(dispatchSpan({ 'gen_ai.tool.call.arguments': JSON.stringify({ command: 'make' }), output: JSON.stringify({ status: 'error', value: { structuredContent: { exit_code: 2 } } }) }));
+    assert.equal(errored.event.action, 'tool.failed');
+    assert.equal(errored.command?.exit_code, 2);
+  });
 });
+

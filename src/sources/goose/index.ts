@@ -2,7 +2,7 @@ import { isGooseName } from '../../model/harness';
 import type { Attributes } from '../../model/span';
 import { extractGenAiSpans } from '../otel-genai/spans';
 import type { SpanProfile } from '../otel-genai/profile';
-import type { Source } from '../source';
+import type { Extraction, Source } from '../source';
 import { extractLogEvents } from './log-records';
 import { extractMetricEvents } from './metric-points';
 import { classifyGooseTool } from './tools';
@@ -15,12 +15,35 @@ const PROFILE: SpanProfile = { harness: 'goose', usage: GOOSE_USAGE, classifyToo
  * records, its counters. Its hooks and stream-json are read by `hook-events.ts` and `stream-json.ts`
  * in this folder, for the hook and stream transports.
  */
+/**
+ * Under OTEL_SERVICE_NAME goose is recognised by its namespace and recorded as `goose` (so its OTLP
+ * events join its hook events); the custom name is kept as the instance's name, in `raw.service_name`.
+ */
+function keepInstanceName<T extends { resource: Attributes }>(items: readonly T[], extract: (group: T[]) => Extraction): Extraction {
+  const byResource = new Map<Attributes, T[]>();
+  for (const item of items) {
+    const group = byResource.get(item.resource);
+    if (group) group.push(item);
+    else byResource.set(item.resource, [item]);
+  }
+  const out: Extraction = { events: [], rejected: [] };
+  for (const [resource, group] of byResource) {
+    const got = extract(group);
+    const name = resource['service.name'];
+    if (typeof name === 'string' && name !== '' && !isGooseName(name)) for (const ev of got.events) ev.record.raw = { ...ev.record.raw, service_name: name };
+    out.events.push(...got.events);
+    out.rejected.push(...got.rejected);
+  }
+  return out;
+}
+
 export const goose: Source = {
   harness: 'goose',
-  matches: (resource: Attributes) => typeof resource['service.name'] === 'string' && isGooseName(resource['service.name']),
+  // OTEL_SERVICE_NAME replaces goose's service.name; its service.namespace stays "goose" (otel/otlp.rs).
+  matches: (resource: Attributes) => resource['service.namespace'] === 'goose' || (typeof resource['service.name'] === 'string' && isGooseName(resource['service.name'])),
   usage: GOOSE_USAGE,
   classifyTool: classifyGooseTool,
-  spans: (spans) => extractGenAiSpans(spans, PROFILE),
-  logs: (records) => ({ events: extractLogEvents(records).events, rejected: [] }),
-  metrics: (points) => extractMetricEvents(points),
+  spans: (spans) => keepInstanceName(spans, (group) => extractGenAiSpans(group, PROFILE)),
+  logs: (records) => keepInstanceName(records, (group) => ({ events: extractLogEvents(group).events, rejected: [] })),
+  metrics: (points) => keepInstanceName(points, (group) => ({ events: extractMetricEvents(group), rejected: [] })).events,
 };

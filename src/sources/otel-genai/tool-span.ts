@@ -28,7 +28,8 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
     (processExit !== undefined && processExit !== 0) ||
     span.status.code === SPAN_STATUS_ERROR ||
     (isObject(output) && output.status === 'error') ||
-    (isObject(result) && result.isError === true);
+    (isObject(result) && result.isError === true) ||
+    (isObject(output) && isObject(output.value) && output.value.isError === true);
 
   const cls = profile.classifyTool(toolName ?? '', args, { failed, withDiff: true });
   if ('consumed' in cls) return undefined;
@@ -37,7 +38,9 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   applyToolClassification(record, cls);
   if (!toolName) delete record.tool!.name;
   if (record.command) {
-    const exit = processExit ?? exitCode(result);
+    // goose writes gen_ai.tool.call.result only on success: a failed shell's exit code is in the
+    // (capture-gated) `output`, `{"status":…,"value":{…,"structuredContent":{"exit_code":…}}}`.
+    const exit = processExit ?? exitCode(result) ?? exitCode(isObject(output) ? output.value : undefined);
     const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
     if (exit !== undefined) record.command.exit_code = exit;
     if (durationMs >= 0) record.command.duration_ms = durationMs;
