@@ -1,7 +1,7 @@
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig } from '../config/config';
 import { BeaconError } from '../model/errors';
-import { EventLog } from '../store/event-log';
-import { prune } from '../store/retention';
+import { EventLog } from '../store/log/event-log';
+import { prune } from '../store/maintenance/retention';
 import { parseCommand, type CommandSpec } from './args';
 import { inspectLog, logProblem, noLogMessage } from './log-access';
 import { plural } from './format';

@@ -4,8 +4,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ForwardDestination } from '../config/forward';
-import { EventLog } from '../store/event-log';
-import { ForwardCursors, lagAfter } from '../store/forward-cursors';
+import { EventLog } from '../store/log/event-log';
+import { ForwardCursors, lagAfter } from '../store/maintenance/forward-cursors';
 import { DestinationLoop, type Sender } from './destination-loop';
 import { OtlpSender } from './otlp-sender';
 import type { DestinationState, ForwardStatus } from './status';

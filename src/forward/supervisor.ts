@@ -2,7 +2,7 @@ import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { resolveHeaders, type ForwardDestination } from '../config/forward';
-import type { PruneResult } from '../store/retention';
+import type { PruneResult } from '../store/maintenance/retention';
 import { backoffMs } from './retry';
 import type { ForwardStatus } from './status';
 import type { ForwardWorkerInit, FromForwardWorker, ToForwardWorker } from './forward-worker';

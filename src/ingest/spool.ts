@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventRow } from '../store/row';
+import type { EventRow } from '../store/log/row';
 
 /**
  * The spool: where a writer outside the daemon (a hook, the stream adapter) puts rows it could not

@@ -10,10 +10,10 @@ import { eventSearchOf } from '../dashboard/pages/events';
 import { SECURITY_HEADERS } from '../dashboard/security';
 import { BeaconError } from '../model/errors';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
-import { EventLog } from '../store/event-log';
-import { UsageRollup } from '../store/usage-rollup';
-import { exportLine } from '../store/jsonl-export';
+import { iterateEvents, type SessionDetailCache } from '../store/queries/activity-query';
+import { EventLog } from '../store/log/event-log';
+import { UsageRollup } from '../store/queries/usage-rollup';
+import { exportLine } from '../store/maintenance/jsonl-export';
 
 export interface DashboardOptions {
   /** the event log; the dashboard reads it on its own read-only connection */

@@ -4,12 +4,12 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildReceiver } from '../../src/receiver/server';
-import { EventLog } from '../../src/store/event-log';
-import { EventLogWriter } from '../../src/store/event-log-writer';
-import type { EventRow } from '../../src/store/row';
-import { joinToolCalls, searchEvents, type StoredActivity } from '../../src/store/activity-query';
-import { queryUsage } from '../../src/store/usage-query';
-import { UsageRollup } from '../../src/store/usage-rollup';
+import { EventLog } from '../../src/store/log/event-log';
+import { EventLogWriter } from '../../src/store/writer/event-log-writer';
+import type { EventRow } from '../../src/store/log/row';
+import { joinToolCalls, searchEvents, type StoredActivity } from '../../src/store/queries/activity-query';
+import { queryUsage } from '../../src/store/queries/usage';
+import { UsageRollup } from '../../src/store/queries/usage-rollup';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { sessionOrigin, sessionTimeline, type Observer, type TimelineItem, type ToolCallRow } from '../../store/activity-query';
+import { sessionOrigin, sessionTimeline, type Observer, type TimelineItem, type ToolCallRow } from '../../store/queries/activity-query';
 import { UsagePricer } from '../../pricing/usage-groups';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';

@@ -1,5 +1,5 @@
 import { isToolAction, joinToolCalls, type StoredActivity, type TimelineItem } from './activity-query';
-import type { EventLog, IndexedRow, ListFilter } from './event-log';
+import type { EventLog, IndexedRow, ListFilter } from '../log/event-log';
 
 /**
  * `beacon events`' default rows: the matching events with every observation of a tool call

@@ -1,4 +1,4 @@
-import type { NormalizedEvent } from '../model/record';
+import type { NormalizedEvent } from '../../model/record';
 
 /** One event as the store writes it: the indexed columns and the record JSON. Plain data, so it
  *  crosses to the writer thread by structured clone. */

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { BeaconError, isBeaconError } from '../model/errors';
-import { spanEventId } from '../model/event-id';
+import { BeaconError, isBeaconError } from '../../model/errors';
+import { spanEventId } from '../../model/event-id';
 import type { EventRow } from './row';
 import { checkReadable, ensureSchema } from './schema';
 

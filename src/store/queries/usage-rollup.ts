@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
-import type { TokenBuckets, UsageFilter, UsageGrouping, UsageRow } from './usage-query';
+import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
+import type { TokenBuckets, UsageFilter, UsageGrouping, UsageRow } from './usage';
 
-import { QUARTER_HOUR_NS } from './usage-query';
+import { QUARTER_HOUR_NS } from './usage';
 
 /** Cells are quarter hours (as queryUsage's calendar groups are): every UTC offset in use is a multiple of one. */
 const HOUR_NS = QUARTER_HOUR_NS;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from './usage-query';
+import { queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from './usage';
 
 /** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
 export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
+import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'hour' | 'day' | 'week' | 'month';
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'hour', 'day', 'week', 'month'];
