@@ -3,7 +3,7 @@ import { BeaconError } from '../model/errors';
 import { formatDisplayTime, formatDuration } from '../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { UsagePricer } from '../pricing/usage-groups';
-import { SESSION_SORTS, listSessions, type SessionSort } from '../store/queries/activity-query';
+import { SESSION_SORTS, listSessions, type SessionSort } from '../store/queries/sessions';
 import { parseCommand, type CommandSpec } from './args';
 import { formatTable, terminalWidth, usd } from './format';
 import { openLogForReading, timeRange } from './log-access';

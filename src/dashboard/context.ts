@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Catalog, Overrides } from '../pricing/catalog';
-import type { SessionDetailCache } from '../store/queries/activity-query';
+import type { SessionDetailCache } from '../store/queries/sessions';
 import type { UsageRollup } from '../store/queries/usage-rollup';
 
 /** What a page needs: a read-only connection to the log, the prices, the collector's health, and the clock. */

@@ -1,4 +1,4 @@
-import { changesSince, newestSeq } from '../store/queries/activity-query';
+import { changesSince, newestSeq } from '../store/queries/overview';
 import type { DashboardContext, Query } from './context';
 import { param } from './context';
 import { html, type Html } from './html';

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
+import { hasIndex } from './indexes';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'hour' | 'day' | 'week' | 'month';
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'hour', 'day', 'week', 'month'];
@@ -36,6 +37,9 @@ export interface UsageRow {
   reportedCalls: number;
   above: Record<number, TokenBuckets>;
 }
+
+/** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
+export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];
 
 /**
  * Calendar groupings come back as quarter-hour indexes (ns / 15 min, UTC): the caller labels them
@@ -113,9 +117,4 @@ export function queryStreamReports(db: Database.Database, filter: UsageFilter, l
   const count = (db.prepare(`SELECT count(*) AS n FROM events ${hint} WHERE ${cond}`).get(...params) as { n: number }).n;
   const latest = db.prepare(`SELECT ts_ns AS tsNs, record FROM events ${hint} WHERE ${cond} ORDER BY ts_ns DESC LIMIT ?`).safeIntegers(true).all(...params, limit) as StreamReport[];
   return { count, latest };
-}
-
-/** A log opened read-only cannot be migrated: without the index the query still runs, only slower. */
-function hasIndex(db: Database.Database, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
 }
