@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
 import { isToolAction } from './tool-calls';
 import { queryUsage, type UsageRow, type UsageSource } from './usage';
+import { totalTokens } from './usage-sums';
 
 /**
  * Sessions read for people (the dashboard's sessions page, \`beacon sessions\`). Every query is
@@ -96,7 +97,7 @@ export function listSessions(
     if (filter.model !== undefined && u.length === 0) continue;
     const s: SessionSummary = {
       id: b.id, firstNs: b.firstNs, lastNs: b.lastNs, events: -1, usage: u,
-      modelCalls: u.reduce((a, r) => a + r.calls, 0), tokens: u.reduce((a, r) => a + r.input + r.output + r.cacheRead + r.cacheWrite, 0),
+      modelCalls: u.reduce((a, r) => a + r.calls, 0), tokens: u.reduce((a, r) => a + totalTokens(r), 0),
       repository: null, branch: null, harness: null,
     };
     sessions.push(s);
