@@ -205,6 +205,14 @@ describe('activity query layer', () => {
     assert.equal(rest.next, undefined);
     l.close();
   });
+
+  it('a search by model (exact or prefix) finds the model\'s events (the page\'s model field)', () => {
+    const l = EventLog.open(join(tempDir('dash-'), 'events.db'));
+    l.append([row(1, { action: 'model.invoked', method: 'otlp', model: 'gpt-5.4' }), row(2, { action: 'model.invoked', method: 'otlp', model: 'claude-sonnet-4-5' }), row(3, {})]);
+    assert.deepEqual(searchEvents(l.db, { model: 'gpt' }).events.map((e) => e.seq), [1n]);
+    assert.deepEqual(searchEvents(l.db, { model: 'claude-sonnet-4-5' }).events.map((e) => e.seq), [2n]);
+    l.close();
+  });
 });
 
 describe('usage rollup', () => {
