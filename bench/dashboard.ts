@@ -13,9 +13,9 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../src/dashboard/plugin';
 import { buildReceiver } from '../src/receiver/server';
-import { EventLog } from '../src/store/event-log';
-import { EventLogWriter } from '../src/store/event-log-writer';
-import type { EventRow } from '../src/store/row';
+import { EventLog } from '../src/store/log/event-log';
+import { EventLogWriter } from '../src/store/writer/event-log-writer';
+import type { EventRow } from '../src/store/log/row';
 import { tempDir } from '../test/helpers/paths';
 
 const EVENTS = 1_000_000;

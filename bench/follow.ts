@@ -2,8 +2,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { EventLog } from '../src/store/event-log';
-import type { EventRow } from '../src/store/row';
+import { EventLog } from '../src/store/log/event-log';
+import type { EventRow } from '../src/store/log/row';
 import { BEACON_BIN, tempDir } from '../test/helpers/paths';
 
 export async function benchFollow(samples = 40): Promise<Record<string, number>> {

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { EventLog } from '../src/store/event-log';
+import { EventLog } from '../src/store/log/event-log';
 import { beaconRows } from '../test/helpers/beacon-rows';
 import { makeCerts } from '../test/helpers/certs';
 import { startCollector, type RunningCollector } from '../test/helpers/daemon';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spanEvents } from '../src/sources/dispatch';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { EventLog } from '../src/store/event-log';
+import { EventLog } from '../src/store/log/event-log';
 import { toRows } from '../src/ingest/rows';
 import { limitRecordUnredacted } from '../src/redact/sanitize';
 import { redactString } from '../src/redact/secrets';

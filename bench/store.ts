@@ -8,11 +8,11 @@ import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spanEvents } from '../src/sources/dispatch';
 import { decodeProtoTraces } from '../src/receiver/decode-proto';
-import { EventLog } from '../src/store/event-log';
-import { EventLogWriter } from '../src/store/event-log-writer';
-import { pruneInWorker } from '../src/store/retention-runner';
+import { EventLog } from '../src/store/log/event-log';
+import { EventLogWriter } from '../src/store/writer/event-log-writer';
+import { pruneInWorker } from '../src/store/maintenance/retention-runner';
 import { toRows } from '../src/ingest/rows';
-import type { EventRow } from '../src/store/row';
+import type { EventRow } from '../src/store/log/row';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';
 

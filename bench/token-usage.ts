@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { EventLog } from '../src/store/event-log';
-import type { EventRow } from '../src/store/row';
-import { queryUsage } from '../src/store/usage-query';
+import { EventLog } from '../src/store/log/event-log';
+import type { EventRow } from '../src/store/log/row';
+import { queryUsage } from '../src/store/queries/usage';
 import { BEACON_BIN } from '../test/helpers/paths';
 
 const EVENTS = 1_000_000;

@@ -1,7 +1,7 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
 import { escapeControls } from '../model/terminal';
 import { formatDisplayTime } from '../model/time';
-import type { Observer, TimelineItem, ToolCallRow } from '../store/activity-query';
+import type { Observer, TimelineItem, ToolCallRow } from '../store/queries/tool-calls';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,7 +1,7 @@
 import { BeaconError } from '../model/errors';
 import { parseTimeBound } from '../model/time';
-import { EventLog } from '../store/event-log';
-import { inspectLog, logProblem } from '../store/log-file';
+import { EventLog } from '../store/log/event-log';
+import { inspectLog, logProblem } from '../store/log/log-file';
 
 export { inspectLog, logProblem };
 

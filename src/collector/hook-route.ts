@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HOOK_TOKEN_HEADER, tokenMatches } from '../config/hook-token';
 import { handleHook, isSubcommand } from '../hooks/pipeline';
 import type { EventSink } from '../ingest/sink';
-import { EventLog } from '../store/event-log';
-import { lastWorkingDirectory } from '../store/session-directory';
+import { EventLog } from '../store/log/event-log';
+import { lastWorkingDirectory } from '../store/queries/session-directory';
 
 /** Why a hook request was refused: each is counted and shown on /health. */
 export type HookRefusal = 'token' | 'content_type' | 'origin' | 'host' | 'wrong_log';

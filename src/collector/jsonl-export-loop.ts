@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { EventLog } from '../store/event-log';
-import { JsonlExporter } from '../store/jsonl-export';
+import { EventLog } from '../store/log/event-log';
+import { JsonlExporter } from '../store/maintenance/jsonl-export';
 
 export interface ExportLoop {
   /** drains what is committed, then closes the export and its read connection */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { pruneInWorker } from '../store/retention-runner';
-import type { PruneResult, RetentionPolicy } from '../store/retention';
+import { pruneInWorker } from '../store/maintenance/retention-runner';
+import type { PruneResult, RetentionPolicy } from '../store/maintenance/retention';
 
 export interface RetentionLoop {
   /** no new pass; resolves once a pass in progress has finished */

@@ -6,7 +6,7 @@ import { ensureHookToken } from '../config/hook-token';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../dashboard/plugin';
 import { buildReceiver, type Receiver } from '../receiver/server';
 import { newHookRouteStats, registerHookRoute } from './hook-route';
-import { EventLogWriter } from '../store/event-log-writer';
+import { EventLogWriter } from '../store/writer/event-log-writer';
 import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
 import { startRetentionLoop, type RetentionLoop } from './retention-loop';
 import { startForwarding, type Forwarding } from '../forward/supervisor';

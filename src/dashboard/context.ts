@@ -1,8 +1,8 @@
+import type { HealthReport } from '../store/health';
 import type Database from 'better-sqlite3';
 import type { Catalog, Overrides } from '../pricing/catalog';
-import type { HealthReport } from '../store/health';
-import type { SessionDetailCache } from '../store/activity-query';
-import type { UsageRollup } from '../store/usage-rollup';
+import type { SessionDetailCache } from '../store/queries/sessions';
+import type { UsageRollup } from '../store/queries/usage-rollup';
 
 /** What a page needs: a read-only connection to the log, the prices, the collector's health, and the clock. */
 export interface DashboardContext {

@@ -1,4 +1,4 @@
-import { changesSince, newestSeq } from '../store/activity-query';
+import { changesSince, newestSeq } from '../store/queries/overview';
 import type { DashboardContext, Query } from './context';
 import { param } from './context';
 import { html } from './html';

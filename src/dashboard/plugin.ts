@@ -1,14 +1,10 @@
+import type { HealthReport } from '../store/health';
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Database from 'better-sqlite3';
 import { BeaconError } from '../model/errors';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
-import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
-import { EventLog } from '../store/event-log';
-import type { HealthReport } from '../store/health';
-import { exportLine } from '../store/jsonl-export';
-import { UsageRollup } from '../store/usage-rollup';
 import { clientScript, stylesheet } from './assets';
 import type { DashboardContext, Query } from './context';
 import { param } from './context';
@@ -23,6 +19,11 @@ export interface DashboardLog {
   readonly usage: UsageRollup;
   close(): void;
 }
+import { iterateEvents } from '../store/queries/event-search';
+import type { SessionDetailCache } from '../store/queries/sessions';
+import { EventLog } from '../store/log/event-log';
+import { UsageRollup } from '../store/queries/usage-rollup';
+import { exportLine } from '../store/maintenance/jsonl-export';
 
 export interface DashboardOptions {
   /** opens the log the pages read; called on the first request, and closed with the server */

@@ -1,6 +1,6 @@
 import type { ForwardDestination } from './registry';
-import type { EventLog, StoredRow } from '../store/event-log';
-import type { ForwardCursors } from '../store/forward-cursors';
+import type { EventLog, StoredRow } from '../store/log/event-log';
+import type { ForwardCursors } from '../store/maintenance/forward-cursors';
 import type { Outcome } from './outcome';
 import { backoffMs } from './retry';
 import type { DestinationState } from './status';

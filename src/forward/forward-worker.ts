@@ -3,11 +3,11 @@
  * connection to the event log (reading events, writing cursors: a busy log never stalls ingest).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { EventLog } from '../store/event-log';
-import { ForwardCursors, lagAfter } from '../store/forward-cursors';
 import type { Secrets } from './destination';
 import { DestinationLoop } from './destination-loop';
 import { destinationType, type ForwardDestination } from './registry';
+import { EventLog } from '../store/log/event-log';
+import { ForwardCursors, lagAfter } from '../store/maintenance/forward-cursors';
 import type { DestinationState, ForwardStatus } from './status';
 
 export interface ForwardWorkerInit {

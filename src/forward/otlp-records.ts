@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { StoredRow } from '../store/event-log';
+import type { StoredRow } from '../store/log/event-log';
 import { LogsTypes } from './otlp-proto';
 
 /** protobufjs' input shapes (camelCase field names of proto/otlp.proto). */

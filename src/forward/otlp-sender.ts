@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { gzipSync } from 'node:zlib';
 import type { OtlpDestination } from './destinations/otlp';
-import type { StoredRow } from '../store/event-log';
+import type { StoredRow } from '../store/log/event-log';
 import type { Outcome } from './outcome';
 import { decodeLogsResponse, encodeLogsRequest, errorReplyMessage } from './otlp-records';
 import { parseRetryAfter } from './retry';

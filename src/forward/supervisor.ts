@@ -1,7 +1,7 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { PruneResult } from '../store/retention';
+import type { PruneResult } from '../store/maintenance/retention';
 import { backoffMs } from './retry';
 import type { Secrets } from './destination';
 import { destinationType, type ForwardDestination } from './registry';

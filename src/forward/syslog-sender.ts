@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { SyslogDestination } from './destinations/syslog';
-import type { StoredRow } from '../store/event-log';
+import type { StoredRow } from '../store/log/event-log';
 import type { Outcome } from './outcome';
 import { syslogFrame } from './syslog-message';
 

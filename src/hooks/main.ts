@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolveEventLogPath } from '../config/paths';
 import { DirectLogSink } from '../ingest/direct-sink';
-import { lastWorkingDirectory } from '../store/session-directory';
+import { lastWorkingDirectory } from '../store/queries/session-directory';
 import { FALLBACK_REPLY, handleHook, isSubcommand } from './pipeline';
 import { BLOCKING, SUBCOMMANDS } from '../sources/goose/hook-payload';
 

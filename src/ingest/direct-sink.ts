@@ -1,6 +1,6 @@
 import { BeaconError, isBeaconError } from '../model/errors';
-import { EventLog, type AppendResult } from '../store/event-log';
-import type { EventRow } from '../store/row';
+import { EventLog, type AppendResult } from '../store/log/event-log';
+import type { EventRow } from '../store/log/row';
 import type { EventSink } from './sink';
 import { BadSegment, readSegment, removeSegment, setAside, spoolRows, spoolSegments } from './spool';
 

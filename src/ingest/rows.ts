@@ -1,7 +1,7 @@
 import { BeaconError } from '../model/errors';
 import type { BeaconRecord, NormalizedEvent } from '../model/record';
 import { sanitizeRecord } from '../redact/sanitize';
-import { toRow, type EventRow } from '../store/row';
+import { toRow, type EventRow } from '../store/log/row';
 import { primaryContentField } from './content-field';
 
 /** An event that cannot be stored (even stripped of its content it exceeds the event cap). */

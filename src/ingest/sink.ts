@@ -1,8 +1,8 @@
-import type { AppendResult } from '../store/event-log';
-import type { EventRow } from '../store/row';
+import type { AppendResult } from '../store/log/event-log';
+import type { EventRow } from '../store/log/row';
 
-export type { AppendResult } from '../store/event-log';
-export type { EventRow } from '../store/row';
+export type { AppendResult } from '../store/log/event-log';
+export type { EventRow } from '../store/log/row';
 
 /**
  * Where rows go: the only way into the event log. Resolves once the rows are committed (or, for a

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventRow } from '../store/row';
+import { ROW_COLUMNS, type RowColumn } from '../store/log/columns';
+import type { EventRow } from '../store/log/row';
 
 /**
  * The spool: where a writer outside the daemon (a hook, the stream adapter) puts rows it could not
@@ -80,21 +81,29 @@ export function removeSegment(path: string): void {
   }
 }
 
-const STRING_COLUMNS = ['id', 'harness', 'method', 'action', 'record'] as const;
-const NULLABLE_STRINGS = ['sessionId', 'traceId', 'spanId', 'parentSpanId', 'toolCallId', 'model', 'provider'] as const;
-const NULLABLE_NUMBERS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens', 'costUsd'] as const;
+const DECIMAL_I64 = /^\d{1,19}$/;
+
+/** What a segment's JSON holds for each kind of column: a 64-bit one (ns) was written as a decimal string. */
+const EXPECTED: Record<RowColumn['kind'], { ok: (v: unknown) => boolean; what: string }> = {
+  text: { ok: (v) => typeof v === 'string', what: 'a string' },
+  'text?': { ok: (v) => v === null || typeof v === 'string', what: 'a string or null' },
+  'int?': { ok: (v) => v === null || typeof v === 'number', what: 'a number or null' },
+  'real?': { ok: (v) => v === null || typeof v === 'number', what: 'a number or null' },
+  ns: { ok: (v) => typeof v === 'string' && DECIMAL_I64.test(v), what: 'a time' },
+};
+const COLUMN_FIELDS = new Set<string>(ROW_COLUMNS.map((c) => c.field));
 
 function checkRow(o: Record<string, unknown>, path: string): EventRow {
   const bad = (what: string) => new BadSegment(`spool segment ${path}: ${what}`);
-  for (const k of STRING_COLUMNS) if (typeof o[k] !== 'string') throw bad(`${k} is not a string`);
-  for (const k of NULLABLE_STRINGS) if (o[k] !== null && typeof o[k] !== 'string') throw bad(`${k} is not a string or null`);
-  for (const k of NULLABLE_NUMBERS) if (o[k] !== null && typeof o[k] !== 'number') throw bad(`${k} is not a number or null`);
-  if (typeof o.tsNs !== 'string' || !/^\d{1,19}$/.test(o.tsNs)) throw bad('tsNs is not a time');
-  // Every nanosecond column (`tsNs`, and any the schema adds, named …Ns) was written as a decimal string.
   const row: Record<string, unknown> = { ...o, dropIfChatChildStored: o.dropIfChatChildStored === true };
+  for (const c of ROW_COLUMNS) {
+    if (!EXPECTED[c.kind].ok(o[c.field])) throw bad(`${c.field} is not ${EXPECTED[c.kind].what}`);
+    if (c.kind === 'ns') row[c.field] = BigInt(o[c.field] as string);
+  }
+  // A field the table does not know is kept as written (the INSERT never reads it); one named …Ns is a time too.
   for (const [k, v] of Object.entries(o)) {
-    if (!k.endsWith('Ns') || v === null) continue;
-    if (typeof v !== 'string' || !/^\d{1,19}$/.test(v)) throw bad(`${k} is not a time`);
+    if (COLUMN_FIELDS.has(k) || !k.endsWith('Ns') || v === null) continue;
+    if (typeof v !== 'string' || !DECIMAL_I64.test(v)) throw bad(`${k} is not a time`);
     row[k] = BigInt(v);
   }
   return row as unknown as EventRow;

@@ -1,4 +1,4 @@
-import type { UsageRow } from '../store/usage-query';
+import type { UsageRow } from '../store/queries/usage';
 import type { Catalog, Overrides } from './catalog';
 import { estimateCost, type TokenSums } from './estimate';
 import { matchModel } from './match';

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { EventLog } from '../store/event-log';
+import { EventLog } from '../store/log/event-log';
 import { forwardChecks, type ForwardEntry } from './forward-checks';
-import { inspectLog, logProblem } from '../store/log-file';
+import { inspectLog, logProblem } from '../store/log/log-file';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';

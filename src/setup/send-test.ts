@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { EventLog } from '../store/event-log';
-import { inspectLog } from '../store/log-file';
+import { EventLog } from '../store/log/event-log';
+import { inspectLog } from '../store/log/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
 import { commandsIn, isBeaconCommand, subcommandOf } from './hooks-file';

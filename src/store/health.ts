@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { WriterHealth } from './event-log-writer';
-import { retentionSupervisor } from './retention-runner';
-import type { ThreadError, ThreadStatus } from './supervisor';
+import type { WriterHealth } from './writer/event-log-writer';
+import { retentionSupervisor } from './maintenance/retention-runner';
+import type { ThreadError, ThreadStatus } from './writer/thread-supervisor';
 
 export type HealthStatus = 'ok' | 'degraded' | 'unavailable' | 'stopping';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventRow } from '../../src/store/row';
+import type { EventRow } from '../../src/store/log/row';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import type { RunningCollector } from './daemon';
 
 /** Polls `probe` until `ok` holds (or fails the test with the last value). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';

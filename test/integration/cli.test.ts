@@ -7,7 +7,7 @@ import { portWarning } from '../../src/cli/listen-hints';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';

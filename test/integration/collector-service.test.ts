@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import { startCollectorService } from '../../src/collector/service';
 import { resolveCollectorConfig, type CollectorConfig } from '../../src/config/config';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
 import { tempDir } from '../helpers/paths';

@@ -5,12 +5,13 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../../src/dashboard/plugin';
 import { buildReceiver } from '../../src/receiver/server';
-import { EventLog } from '../../src/store/event-log';
-import { EventLogWriter } from '../../src/store/event-log-writer';
-import type { EventRow } from '../../src/store/row';
-import { joinToolCalls, searchEvents, type StoredActivity } from '../../src/store/activity-query';
-import { queryUsage } from '../../src/store/usage-query';
-import { UsageRollup } from '../../src/store/usage-rollup';
+import { EventLog } from '../../src/store/log/event-log';
+import { EventLogWriter } from '../../src/store/writer/event-log-writer';
+import type { EventRow } from '../../src/store/log/row';
+import { searchEvents } from '../../src/store/queries/event-search';
+import { joinToolCalls, type StoredActivity } from '../../src/store/queries/tool-calls';
+import { queryUsage } from '../../src/store/queries/usage';
+import { UsageRollup } from '../../src/store/queries/usage-rollup';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -204,6 +205,14 @@ describe('activity query layer', () => {
     const rest = searchEvents(l.db, { action: 'approval.denied' }, { before: first.next, budget: 1000 });
     assert.deepEqual(rest.events.map((e) => e.seq), [6n]);
     assert.equal(rest.next, undefined);
+    l.close();
+  });
+
+  it('a search by model (exact or prefix) finds the model\'s events (the page\'s model field)', () => {
+    const l = EventLog.open(join(tempDir('dash-'), 'events.db'));
+    l.append([row(1, { action: 'model.invoked', method: 'otlp', model: 'gpt-5.4' }), row(2, { action: 'model.invoked', method: 'otlp', model: 'claude-sonnet-4-5' }), row(3, {})]);
+    assert.deepEqual(searchEvents(l.db, { model: 'gpt' }).events.map((e) => e.seq), [1n]);
+    assert.deepEqual(searchEvents(l.db, { model: 'claude-sonnet-4-5' }).events.map((e) => e.seq), [2n]);
     l.close();
   });
 });

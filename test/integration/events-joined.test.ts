@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { toRows } from '../../src/ingest/rows';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';
 import { runHookSync } from '../helpers/hooks';

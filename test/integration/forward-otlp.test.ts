@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
 import { runBeacon, startCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { beaconRows } from '../helpers/beacon-rows';
 import { makeCerts, type TestCerts } from '../helpers/certs';
 import { startCollector, type RunningCollector } from '../helpers/daemon';

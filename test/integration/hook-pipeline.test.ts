@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { handleHook } from '../../src/hooks/pipeline';
-import { EventLog } from '../../src/store/event-log';
-import { EventLogWriter } from '../../src/store/event-log-writer';
+import { EventLog } from '../../src/store/log/event-log';
+import { EventLogWriter } from '../../src/store/writer/event-log-writer';
 import { tempDir } from '../helpers/paths';
 
 /** The hook pipeline as one call (payload → events → rows → sink → reply), with the collector's writer thread as its sink. */

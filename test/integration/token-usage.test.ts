@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { decodeJsonTraces } from '../../src/receiver/decode-json';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { GooseStreamParser } from '../../src/sources/goose/stream-json';
 import { streamRecord } from '../../src/sources/goose/stream-record';

@@ -9,7 +9,7 @@ import { readSegment, spoolRows } from '../../src/ingest/spool';
 import { newRecord } from '../../src/model/envelope';
 import { SEMCONV_USAGE, disjointUsage } from '../../src/model/usage';
 import type { NormalizedEvent } from '../../src/model/record';
-import { EventLog } from '../../src/store/event-log';
+import { EventLog } from '../../src/store/log/event-log';
 import { GooseStreamParser } from '../../src/sources/goose/stream-json';
 import { streamRecord } from '../../src/sources/goose/stream-record';
 import { tempDir } from '../helpers/paths';

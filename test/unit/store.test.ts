@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EventLog } from '../../src/store/event-log';
-import { EventLogWriter } from '../../src/store/event-log-writer';
-import type { EventRow } from '../../src/store/row';
+import { EventLog } from '../../src/store/log/event-log';
+import { EventLogWriter } from '../../src/store/writer/event-log-writer';
+import type { EventRow } from '../../src/store/log/row';
 import { tempDir } from '../helpers/paths';
 
 function row(id: string, tsNs: bigint, extra: Partial<EventRow> = {}): EventRow {

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import type { EventLog, ListFilter } from '../../store/event-log';
-import { listJoined } from '../../store/joined-events';
-import { exportLine } from '../../store/jsonl-export';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
 import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
+import type { EventLog, ListFilter } from '../../store/log/event-log';
+import { listJoined } from '../../store/queries/joined-events';
+import { exportLine } from '../../store/maintenance/jsonl-export';
 
 export const spec = {
   name: 'beacon events',

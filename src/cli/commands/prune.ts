@@ -1,12 +1,12 @@
 import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
 import { CONFIG_KEYS, shownDefault } from '../../config/config-keys';
 import { BeaconError } from '../../model/errors';
-import { EventLog } from '../../store/event-log';
-import { prune } from '../../store/retention';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags, configOption } from '../config-flags';
 import { inspectLog, logProblem, noLogMessage } from '../log-access';
 import { plural } from '../format';
+import { EventLog } from '../../store/log/event-log';
+import { prune } from '../../store/maintenance/retention';
 
 export const spec = {
   name: 'beacon prune',

@@ -3,12 +3,12 @@ import { BeaconError } from '../../model/errors';
 import { formatDisplayTime, formatDuration } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { UsagePricer } from '../../pricing/usage-groups';
-import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/activity-query';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { formatTable, terminalWidth, usd } from '../format';
 import { openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
+import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/queries/sessions';
 
 export const spec = {
   name: 'beacon sessions',

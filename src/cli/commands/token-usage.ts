@@ -6,12 +6,12 @@ import { calendarLabel, type Calendar } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { estimateCost, type TokenSums } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
-import { EventLog } from '../../store/event-log';
-import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/usage-query';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { cut, fitWidths, plural, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
+import { EventLog } from '../../store/log/event-log';
+import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
 
 const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
 /** `1 run`, `2 runs` */

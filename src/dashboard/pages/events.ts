@@ -1,4 +1,4 @@
-import { SEARCH_SCAN_BUDGET, searchEvents, type EventSearch } from '../../store/activity-query';
+import { SEARCH_SCAN_BUDGET, searchEvents, type EventSearch } from '../../store/queries/event-search';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtInt, fmtTime, isoTime } from '../format';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { UsagePricer } from '../../pricing/usage-groups';
-import { lastEventByMethod, needsAttention, RECENT_WINDOW } from '../../store/activity-query';
+import { lastEventByMethod, needsAttention, RECENT_WINDOW } from '../../store/queries/overview';
 import type { DashboardContext } from '../context';
 import { fmtBytes, fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';
 import { href, html } from '../html';

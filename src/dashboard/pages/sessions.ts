@@ -1,6 +1,6 @@
 import { parseTimeBound } from '../../model/time';
 import { UsagePricer } from '../../pricing/usage-groups';
-import { listSessions, SESSION_SORTS, type SessionSort } from '../../store/activity-query';
+import { listSessions, SESSION_SORTS, type SessionSort } from '../../store/queries/sessions';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../format';

@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { sessionOrigin, sessionTimeline, type Observer, type TimelineItem, type ToolCallRow } from '../../store/activity-query';
+import { sessionOrigin } from '../../store/queries/sessions';
+import { sessionTimeline } from '../../store/queries/timeline';
+import type { Observer, TimelineItem, ToolCallRow } from '../../store/queries/tool-calls';
 import { UsagePricer } from '../../pricing/usage-groups';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';

@@ -1,5 +1,5 @@
 import { UsagePricer, type PricedGroup } from '../../pricing/usage-groups';
-import { sessionOrigin } from '../../store/activity-query';
+import { sessionOrigin } from '../../store/queries/sessions';
 import { stackedBars } from '../chart';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';

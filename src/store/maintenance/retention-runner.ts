@@ -1,7 +1,7 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PruneResult, RetentionPolicy } from './retention';
-import { ThreadSupervisor } from './supervisor';
+import { ThreadSupervisor } from '../writer/thread-supervisor';
 
 /**
  * The retention worker's supervision, for `/health`: one per process (the collector runs one

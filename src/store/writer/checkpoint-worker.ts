@@ -15,7 +15,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { takeTestFault } from './test-fault';
-import type { FromCheckpointer } from './writer-protocol';
+import type { FromCheckpointer } from './protocol';
 
 const { path, restartBytes, intervalMs, restartWaitMs } = workerData as { path: string; restartBytes: number; intervalMs: number; restartWaitMs: number };
 const port = parentPort!;

@@ -64,6 +64,18 @@ class Stepper {
   }
 }
 
+/** One pass's state: its result so far, its lock-holding step, and the delete batch size it steers. */
+interface Pass {
+  db: Database.Database;
+  result: PruneResult;
+  step: (kind: 'longestDeleteMs' | 'longestVacuumMs', fn: () => number) => { n: number; ms: number };
+  rows: Stepper;
+  /** the lowest forward cursor (undefined: nothing is forwarded) */
+  floor: bigint | undefined;
+  /** the bytes the log's data takes now */
+  bytes: () => number;
+}
+
 /**
  * Enforces the policy in short write transactions (each ≈ STEP_TARGET_MS), so writers — the
  * collector, hooks — interleave with it instead of waiting for one long delete or vacuum. Age is
@@ -80,12 +92,8 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     return (pages - free) * pageSize;
   };
   const result: PruneResult = { deletedByAge: 0, deletedBySize: 0, bytesBefore: bytes(), bytesAfter: 0, pagesVacuumed: 0, steps: 0, longestStepMs: 0, longestDeleteMs: 0, longestVacuumMs: 0, unforwardedDeleted: {}, heldForForwarding: 0 };
-  // Age retention waits for forwarding (events not yet acknowledged by every destination stay);
-  // the size limit does not: it bounds the disk, and what it takes unsent is counted and reported.
-  const floor = forwardFloor(db);
-  const held = floor ?? (1n << 62n);
   // Timed from the moment the lock is held (BEGIN IMMEDIATE waits for other writers) to the commit.
-  const step = (kind: 'longestDeleteMs' | 'longestVacuumMs', fn: () => number): { n: number; ms: number } => {
+  const step: Pass['step'] = (kind, fn) => {
     db.exec('BEGIN IMMEDIATE');
     const t0 = performance.now();
     let n: number;
@@ -103,52 +111,66 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     result[kind] = Math.max(result[kind], ms);
     return { n, ms };
   };
-  const rows = new Stepper(200, MIN_ROWS, MAX_ROWS);
+  // Age retention waits for forwarding (events not yet acknowledged by every destination stay);
+  // the size limit does not: it bounds the disk, and what it takes unsent is counted and reported.
+  const pass: Pass = { db, result, step, rows: new Stepper(200, MIN_ROWS, MAX_ROWS), floor: forwardFloor(db), bytes };
+  if (policy.maxAgeDays > 0) pruneByAge(pass, nowNs - BigInt(Math.round(policy.maxAgeDays * 86400)) * 1_000_000_000n);
+  if (policy.maxBytes > 0 && bytes() > policy.maxBytes) pruneBySize(pass, policy.maxBytes);
+  vacuumFreePages(pass);
+  result.bytesAfter = bytes();
+  return result;
+}
 
-  if (policy.maxAgeDays > 0) {
-    const cutoff = nowNs - BigInt(Math.round(policy.maxAgeDays * 86400)) * 1_000_000_000n;
-    const deletes = [
-      db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_ns < ? AND seq <= ? ORDER BY received_ns LIMIT ?)'),
-      db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_ns IS NULL AND ts_ns < ? AND seq <= ? ORDER BY ts_ns LIMIT ?)'),
-    ];
-    for (const del of deletes) {
-      for (;;) {
-        const want = rows.size;
-        const { n, ms } = step('longestDeleteMs', () => del.run(cutoff, held, want).changes);
-        result.deletedByAge += n;
-        rows.next(n, ms);
-        if (n < want) break;
-      }
-    }
-    if (floor !== undefined) {
-      result.heldForForwarding = (db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND (received_ns < ? OR (received_ns IS NULL AND ts_ns < ?))').get(floor, cutoff, cutoff) as { n: number }).n;
-    }
-  }
-  if (policy.maxBytes > 0 && bytes() > policy.maxBytes) {
-    // Down to 90% of the limit, so a log at its limit is not pruned again at every run. Oldest
-    // stored first: commit order, the primary key.
-    const target = policy.maxBytes * 0.9;
-    const del = db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT ?)');
-    const countUnforwarded = floor === undefined ? undefined : db.prepare(
-      'SELECT c.name, (SELECT count(*) FROM (SELECT seq FROM events ORDER BY seq LIMIT ?) AS d WHERE d.seq > c.seq) AS n FROM forward_cursors c',
-    );
-    let remaining = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
-    for (let used = bytes(); used > target && remaining > 0; used = bytes()) {
-      // Rows in proportion to the excess (rows are of similar size), at most one step at a time.
-      const want = Math.min(rows.size, Math.max(MIN_ROWS, Math.ceil((remaining * (used - target)) / used)));
-      const { n, ms } = step('longestDeleteMs', () => {
-        for (const c of (countUnforwarded?.all(want) ?? []) as { name: string; n: number }[]) {
-          if (c.n > 0) result.unforwardedDeleted[c.name] = (result.unforwardedDeleted[c.name] ?? 0) + c.n;
-        }
-        return del.run(want).changes;
-      });
-      result.deletedBySize += n;
-      remaining -= n;
+/** Deletes the events received before `cutoff` (by event time for rows from before v3) that every destination has acknowledged. */
+function pruneByAge({ db, result, step, rows, floor }: Pass, cutoff: bigint): void {
+  const held = floor ?? (1n << 62n);
+  const deletes = [
+    db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_ns < ? AND seq <= ? ORDER BY received_ns LIMIT ?)'),
+    db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_ns IS NULL AND ts_ns < ? AND seq <= ? ORDER BY ts_ns LIMIT ?)'),
+  ];
+  for (const del of deletes) {
+    for (;;) {
+      const want = rows.size;
+      const { n, ms } = step('longestDeleteMs', () => del.run(cutoff, held, want).changes);
+      result.deletedByAge += n;
       rows.next(n, ms);
-      if (n === 0) break;
+      if (n < want) break;
     }
   }
-  // incremental_vacuum with no count frees every page in one statement: 5.8 s on a 600 MB log.
+  if (floor !== undefined) {
+    result.heldForForwarding = (db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND (received_ns < ? OR (received_ns IS NULL AND ts_ns < ?))').get(floor, cutoff, cutoff) as { n: number }).n;
+  }
+}
+
+/**
+ * Deletes the oldest stored events (commit order, the primary key) down to 90% of `maxBytes`, so a
+ * log at its limit is not pruned again at every run; counts what each destination had not yet acknowledged.
+ */
+function pruneBySize({ db, result, step, rows, floor, bytes }: Pass, maxBytes: number): void {
+  const target = maxBytes * 0.9;
+  const del = db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT ?)');
+  const countUnforwarded = floor === undefined ? undefined : db.prepare(
+    'SELECT c.name, (SELECT count(*) FROM (SELECT seq FROM events ORDER BY seq LIMIT ?) AS d WHERE d.seq > c.seq) AS n FROM forward_cursors c',
+  );
+  let remaining = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  for (let used = bytes(); used > target && remaining > 0; used = bytes()) {
+    // Rows in proportion to the excess (rows are of similar size), at most one step at a time.
+    const want = Math.min(rows.size, Math.max(MIN_ROWS, Math.ceil((remaining * (used - target)) / used)));
+    const { n, ms } = step('longestDeleteMs', () => {
+      for (const c of (countUnforwarded?.all(want) ?? []) as { name: string; n: number }[]) {
+        if (c.n > 0) result.unforwardedDeleted[c.name] = (result.unforwardedDeleted[c.name] ?? 0) + c.n;
+      }
+      return del.run(want).changes;
+    });
+    result.deletedBySize += n;
+    remaining -= n;
+    rows.next(n, ms);
+    if (n === 0) break;
+  }
+}
+
+/** Gives free pages back to the file system in bounded steps: incremental_vacuum with no count frees every page in one statement (5.8 s on a 600 MB log). */
+function vacuumFreePages({ db, result, step }: Pass): void {
   const pages = new Stepper(256, MIN_PAGES, MAX_PAGES);
   // Logs created before incremental auto-vacuum (mode 2) reuse their free pages instead.
   const incremental = (db.pragma('auto_vacuum', { simple: true }) as number) === 2;
@@ -163,6 +185,4 @@ export function prune(db: Database.Database, policy: RetentionPolicy, nowNs: big
     result.pagesVacuumed += want;
     pages.next(want, ms);
   }
-  result.bytesAfter = bytes();
-  return result;
 }

@@ -1,36 +1,14 @@
 import type Database from 'better-sqlite3';
-import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
-import type { TokenBuckets, UsageFilter, UsageGrouping, UsageRow } from './usage-query';
-
-import { QUARTER_HOUR_NS } from './usage-query';
+import { hasIndex } from './indexes';
+import { QUARTER_HOUR_NS, type UsageFilter, type UsageGrouping, type UsageRow } from './usage';
+import { addUsage, copyAbove, USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
 /** Cells are quarter hours (as queryUsage's calendar groups are): every UTC offset in use is a multiple of one. */
 const HOUR_NS = QUARTER_HOUR_NS;
-const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
-const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
-const BUCKETS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
-const SUMS = `count(*) AS calls,
-  coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
-  coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
-  coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
-  ${LONG_CONTEXT_THRESHOLDS.map((t) => BUCKETS.map(([key, col]) => `${above(t, col)} AS ${key}_${t}`).join(', ')).join(',\n  ')}`;
 
 interface Cell extends UsageRow {
   hour: number;
   session: string | null;
-}
-
-const NUMERIC = ['calls', 'input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'reportedCalls'] as const;
-
-/** Adds `from` into `to`: every sum, the reported cost, and each long-context part. */
-function addInto(to: UsageRow, from: UsageRow): void {
-  for (const k of NUMERIC) to[k] += from[k];
-  if (from.reportedCost !== null) to.reportedCost = (to.reportedCost ?? 0) + from.reportedCost;
-  for (const t of LONG_CONTEXT_THRESHOLDS) for (const [key] of BUCKETS) to.above[t]![key] += from.above[t]![key];
-}
-
-function copyAbove(a: Record<number, TokenBuckets>): Record<number, TokenBuckets> {
-  return Object.fromEntries(LONG_CONTEXT_THRESHOLDS.map((t) => [t, { ...a[t]! }]));
 }
 
 /**
@@ -58,24 +36,13 @@ export class UsageRollup {
       if (bounds.hi === this.lastSeq) return;
       const fresh = this.lastSeq < 0n;
       if (fresh) this.cells.clear();
-      const hasIndex = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'events_usage'").get() !== undefined;
       const sql = fresh
-        ? `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${SUMS} FROM events ${hasIndex ? 'INDEXED BY events_usage' : ''}
+        ? `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${USAGE_SUMS_SQL} FROM events ${hasIndex(this.db, 'events_usage') ? 'INDEXED BY events_usage' : ''}
            WHERE action = 'model.invoked' AND seq <= ? GROUP BY hour, session, model, provider`
-        : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${SUMS} FROM events
+        : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${USAGE_SUMS_SQL} FROM events
            WHERE seq > ? AND seq <= ? AND action = 'model.invoked' GROUP BY hour, session, model, provider`;
-      const flat = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as Record<string, number | string | null>[];
-      for (const f of flat) {
-        const cell = { ...f, grp: null, above: {} } as unknown as Cell;
-        for (const t of LONG_CONTEXT_THRESHOLDS) {
-          cell.above[t] = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-          for (const [key] of BUCKETS) {
-            cell.above[t]![key] = f[`${key}_${t}`] as number;
-            delete (cell as unknown as Record<string, unknown>)[`${key}_${t}`];
-          }
-        }
-        this.merge(cell);
-      }
+      const flat = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as Record<string, unknown>[];
+      for (const f of flat) this.merge(usageRowOf({ ...f, grp: null }) as unknown as Cell);
       this.lastSeq = bounds.hi;
     });
     read();
@@ -85,7 +52,7 @@ export class UsageRollup {
     const key = `${r.hour}\u0000${r.session}\u0000${r.model}\u0000${r.provider}`;
     const c = this.cells.get(key);
     if (!c) this.cells.set(key, r);
-    else addInto(c, r);
+    else addUsage(c, r);
   }
 
   /** The same rows `queryUsage` returns (one per group, model, provider), from memory. */
@@ -107,7 +74,7 @@ export class UsageRollup {
         out.set(key, { ...row, grp, above: copyAbove(c.above) });
         continue;
       }
-      addInto(g, c);
+      addUsage(g, c);
     }
     return [...out.values()];
   }

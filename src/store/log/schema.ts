@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { BeaconError } from '../model/errors';
+import { BeaconError } from '../../model/errors';
 
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;

@@ -1,10 +1,10 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { BeaconError } from '../model/errors';
-import { EventLog, type AppendResult } from './event-log';
-import type { EventRow } from './row';
-import { ThreadSupervisor, type ThreadError, type ThreadStatus } from './supervisor';
-import type { FromCheckpointer, FromWriter, Synchronous, ToWriter, WriterInit } from './writer-protocol';
+import { BeaconError } from '../../model/errors';
+import { EventLog, type AppendResult } from '../log/event-log';
+import type { EventRow } from '../log/row';
+import { ThreadSupervisor, type ThreadError, type ThreadStatus } from './thread-supervisor';
+import type { FromCheckpointer, FromWriter, Synchronous, ToWriter, WriterInit } from './protocol';
 
 export interface WriterOptions extends WriterInit {
   /** retire the writer and checkpointer threads after this long without exports (idle memory) */

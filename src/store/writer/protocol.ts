@@ -1,6 +1,6 @@
-import type { BeaconErrorCode } from '../model/errors';
-import type { AppendResult } from './event-log';
-import type { EventRow } from './row';
+import type { BeaconErrorCode } from '../../model/errors';
+import type { AppendResult } from '../log/event-log';
+import type { EventRow } from '../log/row';
 
 /** Messages between the collector's main thread and its SQLite writer thread. */
 export type ToWriter =

@@ -6,10 +6,10 @@
  * locked or unwritable: every retry would wait another busy timeout for the same answer.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isBeaconError } from '../model/errors';
-import { EventLog } from './event-log';
+import { isBeaconError } from '../../model/errors';
+import { EventLog } from '../log/event-log';
 import { takeTestFault } from './test-fault';
-import type { FromWriter, Synchronous, ToWriter, WireError, WriterInit } from './writer-protocol';
+import type { FromWriter, Synchronous, ToWriter, WireError, WriterInit } from './protocol';
 
 const port = parentPort!;
 const init = workerData as WriterInit;

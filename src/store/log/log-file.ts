@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { BeaconError } from '../model/errors';
+import { BeaconError } from '../../model/errors';
 
 /** What is at an event-log path, found without creating anything. */
 export type LogState = { kind: 'missing' } | { kind: 'directory' } | { kind: 'not-sqlite'; size: number } | { kind: 'file'; size: number };

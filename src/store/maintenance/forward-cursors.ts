@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { asStoreError } from './event-log';
+import { asStoreError } from '../log/event-log';
 
 /**
  * The forward destinations' cursors (schema v4, table `forward_cursors`): per destination name, the

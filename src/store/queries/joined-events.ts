@@ -1,5 +1,6 @@
-import { isToolAction, joinToolCalls, type StoredActivity, type TimelineItem } from './activity-query';
-import type { EventLog, IndexedRow, ListFilter } from './event-log';
+import { selectList } from '../log/columns';
+import { INDEXED, type EventLog, type IndexedRow, type ListFilter } from '../log/event-log';
+import { isToolAction, joinToolCalls, type StoredActivity, type TimelineItem } from './tool-calls';
 
 /**
  * `beacon events`' default rows: the matching events with every observation of a tool call
@@ -59,8 +60,7 @@ function complete(log: EventLog, rows: IndexedRow[], filter: ListFilter, limited
     for (const seq of found) if (!have.has(seq)) missing.push(String(seq));
   }
   if (missing.length === 0) return rows;
-  const cols = 'seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record';
-  const extra = log.db.prepare(`SELECT ${cols} FROM events WHERE seq IN (SELECT value FROM json_each(?))`).safeIntegers(true).all(`[${missing.join(',')}]`) as StoredActivity[];
+  const extra = log.db.prepare(`SELECT ${selectList(INDEXED)} FROM events WHERE seq IN (SELECT value FROM json_each(?))`).safeIntegers(true).all(`[${missing.join(',')}]`) as StoredActivity[];
   return [...rows, ...extra.filter((r) => isToolAction(r.action))].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
 }
 

@@ -1,4 +1,4 @@
-import type { EventLog } from './event-log';
+import type { EventLog } from '../log/event-log';
 
 /**
  * The working directory goose last reported for a session, from the hook events that carry one.

@@ -1,8 +1,8 @@
 /** Runs retention off the collector's event loop: one pass, then exits. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { EventLog } from './event-log';
+import { EventLog } from '../log/event-log';
 import { prune, type RetentionPolicy } from './retention';
-import { takeTestFault } from './test-fault';
+import { takeTestFault } from '../writer/test-fault';
 
 const { path, policy, busyTimeoutMs } = workerData as { path: string; policy: RetentionPolicy; busyTimeoutMs: number };
 if (takeTestFault('RETENTION') !== undefined) process.exit(3);

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { BeaconError, isBeaconError } from '../model/errors';
-import { spanEventId } from '../model/event-id';
+import { BeaconError, isBeaconError } from '../../model/errors';
+import { spanEventId } from '../../model/event-id';
+import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
 import { checkReadable, ensureSchema } from './schema';
 
@@ -23,19 +24,12 @@ export interface OpenOptions {
   clock?: () => bigint;
 }
 
-export interface StoredRow {
-  seq: bigint;
-  tsNs: bigint;
-  record: string;
-}
+const LISTED = ['seq', 'tsNs', 'record'] as const satisfies readonly EventField[];
+/** `list`'s columns plus those a reader joins on without parsing the record (`listIndexed`). */
+export const INDEXED = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'toolCallId', 'record'] as const satisfies readonly EventField[];
 
-/** A stored row with the columns a reader joins on without parsing the record (`listIndexed`). */
-export interface IndexedRow extends StoredRow {
-  method: string;
-  action: string;
-  sessionId: string | null;
-  toolCallId: string | null;
-}
+export type StoredRow = Selected<(typeof LISTED)[number]>;
+export type IndexedRow = Selected<(typeof INDEXED)[number]>;
 
 export interface ListFilter {
   sessionId?: string;
@@ -53,6 +47,9 @@ export interface ListFilter {
   order?: 'time' | 'seq';
 }
 
+const LIST_SQL = selectList(LISTED);
+const INDEXED_SQL = selectList(INDEXED);
+
 /**
  * The event log: one SQLite file in WAL mode, shared by the collector, every hook process and the
  * stream adapter. Writers serialize on SQLite's lock and wait up to `busyTimeoutMs` for each other.
@@ -69,12 +66,7 @@ export class EventLog {
     this.path = path;
     this.db = db;
     this.clock = clock;
-    this.insert = db.prepare(
-      `INSERT OR IGNORE INTO events (id, ts_ns, harness, method, action, session_id, trace_id, span_id, parent_span_id,
-        tool_call_id, model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-        reasoning_tokens, cost_usd, record, received_ns)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.insert = db.prepare(INSERT_EVENT_SQL);
     this.chatChildExists = db.prepare(
       `SELECT 1 FROM events WHERE trace_id = ? AND parent_span_id = ? AND action = 'model.invoked' LIMIT 1`,
     );
@@ -147,12 +139,7 @@ export class EventLog {
         result.dropped++;
         continue;
       }
-      // Positional binding: no per-row parameter object, no name lookups (this is the writer's hot loop).
-      const changes = this.insert.run(
-        row.id, row.tsNs, row.harness, row.method, row.action, row.sessionId, row.traceId, row.spanId, row.parentSpanId, row.toolCallId,
-        row.model, row.provider, row.inputTokens, row.outputTokens, row.cacheReadTokens, row.cacheCreationTokens, row.reasoningTokens,
-        row.costUsd, row.record, receivedNs,
-      ).changes;
+      const changes = runInsert(this.insert, row, receivedNs).changes;
       if (changes > 0) result.inserted++;
       else result.duplicates++;
       if (chat && changes > 0 && row.parentSpanId) result.dropped += this.deleteChatParent.run(spanEventId(row.traceId!, row.parentSpanId)).changes;
@@ -161,12 +148,12 @@ export class EventLog {
   }
 
   list(filter: ListFilter = {}): StoredRow[] {
-    return this.select('seq, ts_ns AS tsNs, record', filter) as StoredRow[];
+    return this.select(LIST_SQL, filter) as StoredRow[];
   }
 
   /** `list` with the indexed columns too: ~1 µs more per row, so only for readers that join rows. */
   listIndexed(filter: ListFilter = {}): IndexedRow[] {
-    return this.select('seq, ts_ns AS tsNs, method, action, session_id AS sessionId, tool_call_id AS toolCallId, record', filter) as IndexedRow[];
+    return this.select(INDEXED_SQL, filter) as IndexedRow[];
   }
 
   private select(cols: string, filter: ListFilter): unknown[] {

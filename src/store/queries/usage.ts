@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
+import { hasIndex } from './indexes';
+import { USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'hour' | 'day' | 'week' | 'month';
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'hour', 'day', 'week', 'month'];
@@ -37,6 +38,9 @@ export interface UsageRow {
   above: Record<number, TokenBuckets>;
 }
 
+/** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
+export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];
+
 /**
  * Calendar groupings come back as quarter-hour indexes (ns / 15 min, UTC): the caller labels them
  * hour, day, week or month in the user's zone. SQLite's `localtime` would need the system's tz
@@ -58,10 +62,6 @@ function groupSql(by: UsageGrouping): string {
   }
 }
 
-const PROMPT = '(coalesce(input_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_creation_tokens, 0))';
-const BUCKET_COLUMNS = [['input', 'input_tokens'], ['output', 'output_tokens'], ['cacheRead', 'cache_read_tokens'], ['cacheWrite', 'cache_creation_tokens']] as const;
-const above = (t: number, col: string) => `coalesce(sum(CASE WHEN ${PROMPT} > ${t} THEN ${col} END), 0)`;
-
 /**
  * Model calls aggregated per (group, model, provider), read from the `events_usage` partial index
  * alone. Every model call is one `model.invoked` event with disjoint buckets, so sums count each
@@ -75,25 +75,10 @@ export function queryUsage(db: Database.Database, filter: UsageFilter, by: Usage
   if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
   if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
   if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
-  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, count(*) AS calls,
-      coalesce(sum(input_tokens), 0) AS input, coalesce(sum(output_tokens), 0) AS output,
-      coalesce(sum(cache_read_tokens), 0) AS cacheRead, coalesce(sum(cache_creation_tokens), 0) AS cacheWrite,
-      coalesce(sum(reasoning_tokens), 0) AS reasoning, sum(cost_usd) AS reportedCost, count(cost_usd) AS reportedCalls,
-      ${LONG_CONTEXT_THRESHOLDS.map((t) => BUCKET_COLUMNS.map(([key, col]) => `${above(t, col)} AS ${key}_${t}`).join(', ')).join(',\n      ')}
+  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
     FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
     GROUP BY grp, model, provider`;
-  return (db.prepare(sql).all(...params) as Record<string, number | string | null>[]).map((flat) => {
-    const row = { ...flat, above: {} } as unknown as UsageRow;
-    for (const t of LONG_CONTEXT_THRESHOLDS) {
-      const b = {} as TokenBuckets;
-      for (const [key] of BUCKET_COLUMNS) {
-        b[key] = flat[`${key}_${t}`] as number;
-        delete (row as unknown as Record<string, unknown>)[`${key}_${t}`];
-      }
-      row.above[t] = b;
-    }
-    return row;
-  });
+  return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
 }
 
 export interface StreamReport {
@@ -113,9 +98,4 @@ export function queryStreamReports(db: Database.Database, filter: UsageFilter, l
   const count = (db.prepare(`SELECT count(*) AS n FROM events ${hint} WHERE ${cond}`).get(...params) as { n: number }).n;
   const latest = db.prepare(`SELECT ts_ns AS tsNs, record FROM events ${hint} WHERE ${cond} ORDER BY ts_ns DESC LIMIT ?`).safeIntegers(true).all(...params, limit) as StreamReport[];
   return { count, latest };
-}
-
-/** A log opened read-only cannot be migrated: without the index the query still runs, only slower. */
-function hasIndex(db: Database.Database, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
 }

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { EventLog } from './event-log';
+import type { EventLog } from '../log/event-log';
 
 export interface ExportOptions {
   path: string;

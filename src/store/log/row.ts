@@ -1,0 +1,15 @@
+import type { NormalizedEvent } from '../../model/record';
+import { rowColumnsOf, type EventColumns } from './columns';
+
+/** One event as the store writes it: the indexed columns (columns.ts) and the record JSON. Plain
+ *  data, so it crosses to the writer thread by structured clone. */
+export interface EventRow extends EventColumns {
+  /** not a column: tells the append to drop a chat span whose child model call is already stored */
+  dropIfChatChildStored: boolean;
+}
+
+export function toRow(ev: NormalizedEvent, json: string): EventRow {
+  const row = rowColumnsOf(ev, json) as EventRow;
+  row.dropIfChatChildStored = ev.dropIfChatChildStored === true;
+  return row;
+}

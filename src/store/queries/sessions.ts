@@ -1,0 +1,183 @@
+import type Database from 'better-sqlite3';
+import { indexHint } from './indexes';
+import { isToolAction } from './tool-calls';
+import { queryUsage, type UsageRow, type UsageSource } from './usage';
+import { totalTokens } from './usage-sums';
+
+/**
+ * Sessions read for people (the dashboard's sessions page, \`beacon sessions\`). Every query is
+ * bounded on the one-million-event log: it reads an index range (a session, the usage index), never
+ * a full scan of the log.
+ */
+
+export interface SessionFilter {
+  sinceNs?: bigint;
+  untilNs?: bigint;
+  /** exact repository (working directory) as recorded */
+  repository?: string;
+  /** sessions with a model call of this model (exact or prefix, as token-usage matches) */
+  model?: string;
+}
+
+export type SessionSort = 'start' | 'end' | 'duration' | 'events' | 'model_calls' | 'tokens';
+export const SESSION_SORTS: readonly SessionSort[] = ['start', 'end', 'duration', 'events', 'model_calls', 'tokens'];
+
+export interface SessionSummary {
+  id: string;
+  firstNs: bigint;
+  lastNs: bigint;
+  events: number;
+  /** model calls in the window with their token sums, one row per (model, provider): price them with src/pricing */
+  usage: UsageRow[];
+  modelCalls: number;
+  tokens: number;
+  repository: string | null;
+  branch: string | null;
+  harness: string | null;
+  /** the page's sessions only (see listSessions) */
+  detail?: SessionDetail;
+}
+
+export interface SessionDetail {
+  /** tool calls by kind (the classified action: command.executed, file.modified, …); one call counts once however many paths saw it */
+  toolCalls: Record<string, number>;
+  failedCalls: number;
+  deniedCalls: number;
+  prompts: number;
+  methods: string[];
+  events: number;
+}
+
+/** Details of sessions already read, by id, with the last event time they were read at (a long-lived reader keeps one). */
+export type SessionDetailCache = Map<string, { lastNs: bigint; detail: SessionDetail }>;
+
+export interface SessionPage {
+  total: number;
+  sessions: SessionSummary[];
+}
+
+/**
+ * Sessions overlapping the window, sorted and paged. Bounds and counts come from the session index
+ * alone, tokens from the usage index; the repository is one indexed lookup per session; the costly
+ * part (tool calls by kind, failures) is computed for the returned page only.
+ */
+export function listSessions(
+  db: Database.Database,
+  filter: SessionFilter,
+  opts: { sort?: SessionSort; desc?: boolean; limit?: number; offset?: number; usage?: UsageSource; detailCache?: SessionDetailCache } = {},
+): SessionPage {
+  // Distinct sessions by skip-scan of the session index (one seek per session), each one's first
+  // and last event by two more seeks: a few thousand index reads, never the index's million entries.
+  const idx = indexHint(db, 'events_session');
+  const nextId = db.prepare(`SELECT session_id FROM events ${idx} WHERE session_id > ? ORDER BY session_id LIMIT 1`).pluck();
+  const firstTs = db.prepare(`SELECT ts_ns FROM events ${idx} WHERE session_id = ? ORDER BY ts_ns LIMIT 1`).pluck().safeIntegers(true);
+  const lastTs = db.prepare(`SELECT ts_ns FROM events ${idx} WHERE session_id = ? ORDER BY ts_ns DESC LIMIT 1`).pluck().safeIntegers(true);
+  const countOf = db.prepare(`SELECT count(*) FROM events ${idx} WHERE session_id = ?`).pluck();
+  const bounds: { id: string; firstNs: bigint; lastNs: bigint }[] = [];
+  for (let id = db.prepare(`SELECT min(session_id) FROM events ${idx}`).pluck().get() as string | null; id !== null && id !== undefined; id = nextId.get(id) as string | undefined ?? null) {
+    const lastNs = lastTs.get(id) as bigint;
+    if (filter.sinceNs !== undefined && lastNs < filter.sinceNs) continue;
+    const firstNs = firstTs.get(id) as bigint;
+    if (filter.untilNs !== undefined && firstNs >= filter.untilNs) continue;
+    bounds.push({ id, firstNs, lastNs });
+  }
+
+  const usage = new Map<string, UsageRow[]>();
+  const usageOf: UsageSource = opts.usage ?? ((f, by) => queryUsage(db, f, by));
+  for (const r of usageOf({ sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
+    if (r.grp === null) continue;
+    const id = String(r.grp);
+    const list = usage.get(id) ?? [];
+    list.push(r);
+    usage.set(id, list);
+  }
+  let sessions: SessionSummary[] = [];
+  for (const b of bounds) {
+    const u = usage.get(b.id) ?? [];
+    if (filter.model !== undefined && u.length === 0) continue;
+    const s: SessionSummary = {
+      id: b.id, firstNs: b.firstNs, lastNs: b.lastNs, events: -1, usage: u,
+      modelCalls: u.reduce((a, r) => a + r.calls, 0), tokens: u.reduce((a, r) => a + totalTokens(r), 0),
+      repository: null, branch: null, harness: null,
+    };
+    sessions.push(s);
+  }
+  // The repository of every candidate only when filtering on it; otherwise for the page alone.
+  const fillOrigin = (s: SessionSummary) => Object.assign(s, sessionOrigin(db, s.id));
+  if (filter.repository !== undefined) {
+    sessions.forEach(fillOrigin);
+    sessions = sessions.filter((s) => s.repository === filter.repository);
+  }
+  const sort = opts.sort ?? 'end';
+  // Event counts are a range count per session: for every candidate only when sorting by them.
+  if (sort === 'events') for (const s of sessions) s.events = countOf.get(s.id) as number;
+  const key = (s: SessionSummary): number | bigint =>
+    sort === 'start' ? s.firstNs : sort === 'end' ? s.lastNs : sort === 'duration' ? s.lastNs - s.firstNs : sort === 'events' ? s.events : sort === 'model_calls' ? s.modelCalls : s.tokens;
+  const dir = opts.desc === false ? 1 : -1;
+  sessions.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return (ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : 1) * dir;
+  });
+  const offset = opts.offset ?? 0;
+  const page = sessions.slice(offset, offset + (opts.limit ?? 50));
+  for (const s of page) {
+    if (filter.repository === undefined) fillOrigin(s);
+    // A session's detail changes only with new events, which move its last event time.
+    const cached = opts.detailCache?.get(s.id);
+    s.detail = cached && cached.lastNs === s.lastNs ? cached.detail : sessionDetail(db, s.id);
+    if (opts.detailCache && cached?.detail !== s.detail) {
+      if (opts.detailCache.size >= 10_000) opts.detailCache.clear();
+      opts.detailCache.set(s.id, { lastNs: s.lastNs, detail: s.detail });
+    }
+    s.events = s.detail.events;
+  }
+  return { total: sessions.length, sessions: page };
+}
+
+/** Where a session ran: the first recorded repository (working directory) and branch, and its harness. One indexed read. */
+export function sessionOrigin(db: Database.Database, sessionId: string): { repository: string | null; branch: string | null; harness: string | null } {
+  const o = db
+    .prepare(
+      `SELECT json_extract(record, '$.repository') AS repository, json_extract(record, '$.branch') AS branch, harness
+       FROM events ${indexHint(db, 'events_session')} WHERE session_id = ? AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
+    )
+    .get(sessionId) as { repository: unknown; branch: unknown; harness: string } | undefined;
+  const harness = o?.harness ?? (db.prepare(`SELECT harness FROM events ${indexHint(db, 'events_session')} WHERE session_id = ? LIMIT 1`).pluck().get(sessionId) as string | undefined) ?? null;
+  return { repository: typeof o?.repository === 'string' ? o.repository : null, branch: typeof o?.branch === 'string' ? o.branch : null, harness };
+}
+
+function sessionDetail(db: Database.Database, sessionId: string): SessionDetail {
+  const rows = db
+    .prepare(
+      `SELECT action, method, tool_call_id AS callId,
+        CASE WHEN action = 'command.executed' THEN coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0 ELSE 0 END AS nonZero
+       FROM events ${indexHint(db, 'events_session')} WHERE session_id = ?`,
+    )
+    .all(sessionId) as { action: string; method: string; callId: string | null; nonZero: number }[];
+  const calls = new Map<string, { kind?: string; failed: boolean; denied: boolean }>();
+  const methods = new Set<string>();
+  let prompts = 0;
+  let anonymous = 0;
+  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: 0, methods: [], events: rows.length };
+  for (const r of rows) {
+    methods.add(r.method);
+    if (r.action === 'prompt.submitted') prompts++;
+    if (!isToolAction(r.action)) continue;
+    const id = r.callId ?? `\u0000${anonymous++}`;
+    const c = calls.get(id) ?? { failed: false, denied: false };
+    if (r.action === 'tool.failed' || r.nonZero) c.failed = true;
+    if (r.action === 'approval.denied') c.denied = true;
+    if (r.action !== 'tool.invoked' && r.action !== 'tool.failed' && r.action !== 'approval.denied') c.kind = r.action;
+    calls.set(id, c);
+  }
+  for (const c of calls.values()) {
+    const kind = c.kind ?? (c.denied ? 'denied' : 'tool');
+    detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
+    if (c.failed) detail.failedCalls++;
+    if (c.denied) detail.deniedCalls++;
+  }
+  detail.prompts = prompts;
+  detail.methods = [...methods].sort();
+  return detail;
+}

@@ -1,0 +1,97 @@
+import { selectList, type EventField, type Selected } from '../log/columns';
+
+/**
+ * The columns every activity reader takes (timeline, event search, joined events): enough to join a
+ * tool call's observations without parsing the record. `record` is the Beacon record JSON as stored
+ * (hostile content: escape before rendering).
+ */
+export const ACTIVITY_FIELDS = ['seq', 'tsNs', 'method', 'action', 'toolCallId', 'record'] as const satisfies readonly EventField[];
+export const ACTIVITY_COLUMNS = selectList(ACTIVITY_FIELDS);
+export type StoredActivity = Selected<(typeof ACTIVITY_FIELDS)[number]>;
+
+/** Which collection path saw a tool call, and as what. */
+export type Observer = 'pre-tool' | 'post-tool' | 'otlp' | 'stream' | 'policy';
+
+export interface ToolCallRow {
+  kind: 'tool_call';
+  callId: string | null;
+  firstNs: bigint;
+  /** every stored observation of the call, in time order */
+  observations: { observer: Observer; event: StoredActivity; record: Record<string, any> }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  seenBy: Observer[];
+  /** the classified action (command.executed, file.modified, …), from whichever path classified it */
+  action: string | null;
+  toolName: string | null;
+  failed: boolean;
+  denied: boolean;
+  /** a pre-tool observation with no result from any path: denied, still running, or never finished */
+  unfinished: boolean;
+}
+
+export interface EventRowItem {
+  kind: 'event';
+  event: StoredActivity;
+  record: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export type TimelineItem = ToolCallRow | EventRowItem;
+
+const TOOL_ACTIONS = new Set(['tool.invoked', 'tool.failed', 'approval.denied', 'command.executed']);
+
+/** Actions that are (an observation of) a tool call: the taxonomy's tool actions plus the hook's pre-tool and the policy's verdict. */
+export function isToolAction(action: string): boolean {
+  return TOOL_ACTIONS.has(action) || action.startsWith('file.') || action.startsWith('mcp.');
+}
+
+/** Folds events (in time order) into timeline items: every observation of one call id becomes one row, at its first observation. */
+export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[] {
+  const items: TimelineItem[] = [];
+  const calls = new Map<string, ToolCallRow>();
+  for (const ev of events) {
+    const record = parseRecord(ev.record);
+    if (!isToolAction(ev.action)) {
+      items.push({ kind: 'event', event: ev, record });
+      continue;
+    }
+    let row = ev.toolCallId !== null ? calls.get(ev.toolCallId) : undefined;
+    if (!row) {
+      row = { kind: 'tool_call', callId: ev.toolCallId, firstNs: ev.tsNs, observations: [], seenBy: [], action: null, toolName: null, failed: false, denied: false, unfinished: false };
+      items.push(row);
+      if (ev.toolCallId !== null) calls.set(ev.toolCallId, row);
+    }
+    const observer = observerOf(ev);
+    row.observations.push({ observer, event: ev, record });
+    if (!row.seenBy.includes(observer)) row.seenBy.push(observer);
+    const name = record.gen_ai?.tool?.name ?? record.tool?.name;
+    if (typeof name === 'string' && row.toolName === null) row.toolName = name;
+    if (ev.action === 'approval.denied') row.denied = true;
+    else if (ev.action === 'tool.failed') row.failed = true;
+    else if (ev.action !== 'tool.invoked') {
+      if (row.action === null || ev.method === 'hook') row.action = ev.action;
+      const exit = record.command?.exit_code;
+      if (typeof exit === 'number' && exit !== 0) row.failed = true;
+    }
+  }
+  for (const it of items) {
+    if (it.kind !== 'tool_call') continue;
+    // Only observations that report an outcome count as a result: pre-tool and the policy's verdict do not.
+    const results = it.observations.filter((o) => o.observer !== 'pre-tool' && o.observer !== 'policy');
+    it.unfinished = it.seenBy.includes('pre-tool') && results.length === 0;
+  }
+  return items;
+}
+
+function observerOf(ev: StoredActivity): Observer {
+  if (ev.action === 'approval.denied') return 'policy';
+  if (ev.method === 'hook') return ev.action === 'tool.invoked' ? 'pre-tool' : 'post-tool';
+  return ev.method === 'stream' ? 'stream' : 'otlp';
+}
+
+export function parseRecord(json: string): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    const v = JSON.parse(json);
+    return typeof v === 'object' && v !== null ? v : {};
+  } catch {
+    return {};
+  }
+}
