@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spanEvents } from '../src/sources/dispatch';
-import { decodeProtoTraces } from '../src/receiver/decode-proto';
+import { decodeProtoTraces } from '../src/receiver/signals/traces';
 import { EventLog } from '../src/store/event-log';
 import { toRows } from '../src/ingest/rows';
 import { limitRecordUnredacted } from '../src/redact/sanitize';

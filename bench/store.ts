@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spanEvents } from '../src/sources/dispatch';
-import { decodeProtoTraces } from '../src/receiver/decode-proto';
+import { decodeProtoTraces } from '../src/receiver/signals/traces';
 import { EventLog } from '../src/store/event-log';
 import { EventLogWriter } from '../src/store/event-log-writer';
 import { pruneInWorker } from '../src/store/retention-runner';

@@ -5,15 +5,14 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import type { QueuedEventSink } from '../ingest/sink';
 import { healthReport, sendHealth } from '../store/health';
 import { InFlightBytes, type Reservation } from './admission';
-import { encodingOf } from './body';
+import { encodingOf, type Encoding } from './body';
 import { dashboardNotFound, registerDashboard, type DashboardOptions } from './dashboard-routes';
 import { decodeExport } from './decode';
 import { installHostGuard } from './host-guard';
-import { ingestTraces } from './ingest';
-import { ingestLogs, ingestMetrics } from './ingest-signals';
 import { readBody } from './read-body';
 import { MEDIA_TYPES, encodeExportResponse, encodeStatus } from './reply';
-import { SIGNAL_PATHS, type Encoding, type Signal } from './signals';
+import { SIGNALS, signalAt } from './signals/registry';
+import type { OtlpSignal } from './signals/signal';
 import { STATUS_TABLE } from './status-table';
 import { RefusalLog } from './refusal-log';
 
@@ -47,7 +46,20 @@ export interface Receiver {
   close(): Promise<void>;
   /** bytes held by exports in flight (admission), and exports being handled */
   inFlight(): { exports: number; bytes: number };
-  stats: { exports: number; spans: number; inserted: number; duplicates: number; rejected: number; metricPoints: number; logRecords: number };
+  stats: ReceiverStats;
+}
+
+/**
+ * The receiver's counters on /health: exports, events stored and duplicates; per signal the items
+ * received (`spans`, `logRecords`, `metricPoints`) and refused (`rejectedSpans`, `rejectedLogRecords`,
+ * `rejectedDataPoints`, the partial-success names); `rejected` is all items refused.
+ */
+export type ReceiverStats = { exports: number; inserted: number; duplicates: number; rejected: number } & Record<string, number>;
+
+function newReceiverStats(): ReceiverStats {
+  const stats: ReceiverStats = { exports: 0, inserted: 0, duplicates: 0, rejected: 0 };
+  for (const signal of SIGNALS) stats[signal.receivedCounter] = stats[signal.partialSuccessField] = 0;
+  return stats;
 }
 
 const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -57,7 +69,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
   const { writer, logger } = options;
   // No bodyLimit: bodies are read by read-body.ts, which applies maxBodyBytes itself.
   const app = Fastify({ logger: false, return503OnClosing: false });
-  const stats = { exports: 0, spans: 0, inserted: 0, duplicates: 0, rejected: 0, metricPoints: 0, logRecords: 0 };
+  const stats = newReceiverStats();
   const budget = new InFlightBytes(options.maxBytesInFlight);
   const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxSpansPerExport };
   let closing = false;
@@ -69,7 +81,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
 
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {
-    if (!(routePath(req) in SIGNAL_PATHS)) return;
+    if (!signalAt(routePath(req))) return;
     if (closing) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     if (writer.pending >= options.maxPendingExports) {
       throw new BeaconError('overloaded', `${writer.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
@@ -107,11 +119,11 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     if (closing) reply.header('connection', 'close');
   });
 
-  for (const [path, signal] of Object.entries(SIGNAL_PATHS)) {
-    app.post(path, (req, reply) => handleExport(signal, req, reply));
+  for (const signal of SIGNALS) {
+    app.post(signal.path, (req, reply) => handleExport(signal, req, reply));
     app.route({
       method: [...NON_POST],
-      url: path,
+      url: signal.path,
       handler: async () => {
         throw new BeaconError('method_not_allowed', '405 method not allowed, supported: [POST]');
       },
@@ -137,7 +149,7 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));
   });
 
-  async function handleExport(signal: Signal, req: FastifyRequest, reply: FastifyReply) {
+  async function handleExport(signal: OtlpSignal, req: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
     const encoding = encodingOf(req.headers['content-type']);
     if (!encoding) {
@@ -146,28 +158,15 @@ export function buildReceiver(options: ReceiverOptions): Receiver {
     if (req.body === undefined) admit(req); // a bodiless request never went through the body reader
     const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
     const decoded = await decodeExport(signal, encoding, raw, req.headers['content-encoding'], limits, reservations.get(req)!);
-    let rejected = 0;
-    let message = '';
-    if (decoded.spans) {
-      const r = await ingestTraces(decoded.spans, writer, logger);
-      rejected = r.rejected;
-      message = r.message;
-      stats.spans += r.spans;
-      stats.inserted += r.inserted;
-      stats.duplicates += r.duplicates;
-      stats.rejected += r.rejected;
-    } else if (decoded.logs || decoded.metrics) {
-      const r = decoded.logs ? await ingestLogs(decoded.logs, writer, logger) : await ingestMetrics(decoded.metrics!, writer, logger);
-      rejected = r.rejected;
-      message = r.message;
-      stats.inserted += r.inserted;
-      stats.duplicates += r.duplicates;
-    }
-    if (signal === 'metrics') stats.metricPoints += decoded.items;
-    else if (signal === 'logs') stats.logRecords += decoded.items;
+    const consumed = decoded.decoded === undefined ? { inserted: 0, duplicates: 0, rejected: 0, message: '' } : await signal.consume(decoded.decoded, writer, logger);
     stats.exports++;
-    logger.debug({ signal, encoding, bytes: raw.length, decodedBytes: decoded.decodedBytes, items: decoded.items, rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');
-    return reply.code(200).type(MEDIA_TYPES[encoding]).send(encodeExportResponse(signal, encoding, rejected, message));
+    stats.inserted += consumed.inserted;
+    stats.duplicates += consumed.duplicates;
+    stats.rejected += consumed.rejected;
+    stats[signal.receivedCounter]! += decoded.items;
+    stats[signal.partialSuccessField]! += consumed.rejected;
+    logger.debug({ signal: signal.name, encoding, bytes: raw.length, decodedBytes: decoded.decodedBytes, items: decoded.items, rejected: consumed.rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');
+    return reply.code(200).type(MEDIA_TYPES[encoding]).send(encodeExportResponse(signal, encoding, consumed.rejected, consumed.message));
   }
 
   let closed: Promise<void> | undefined;

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
-import { decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { jsonl, runBeacon } from '../helpers/daemon';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { portWarning } from '../../src/cli/listen-hints';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
-import { decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { runBeacon } from '../helpers/daemon';

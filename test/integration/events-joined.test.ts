@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { toRows } from '../../src/ingest/rows';
-import { decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { EventLog } from '../../src/store/event-log';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
-import { decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { EventLog } from '../../src/store/event-log';
 import { toRows } from '../../src/ingest/rows';
 import { GooseStreamParser } from '../../src/sources/goose/stream-json';
