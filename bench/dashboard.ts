@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
-import { buildReceiver } from '../src/receiver/server';
+import { buildCollectorHttp } from '../src/collector/http';
 import { EventLog } from '../src/store/event-log';
 import { EventLogWriter } from '../src/store/event-log-writer';
 import type { EventRow } from '../src/store/row';
@@ -106,7 +106,7 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   })();
 
   const writer = await EventLogWriter.start({ path, busyTimeoutMs: 5000 });
-  const { app } = buildReceiver({ writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, dashboard: { logPath: path, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } } });
+  const { app } = buildCollectorHttp({ sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxItemsPerExport: 10_000, maxBytesInFlight: 64 << 20, dashboard: { logPath: path, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } } });
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { host: '127.0.0.1', accept: 'text/html' } });
   const big = `2026${String(SESSIONS - 3).padStart(6, '0')}`;
   const pages: [string, string][] = [

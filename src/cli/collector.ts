@@ -59,7 +59,7 @@ export async function runCollector(argv: string[], env: NodeJS.ProcessEnv): Prom
       stopping = true;
       const started = Date.now();
       await service.stop();
-      logger.info({ signal, ms: Date.now() - started, ...service.receiver.stats }, 'collector stopped');
+      logger.info({ signal, ms: Date.now() - started, ...service.http.receiver.stats }, 'collector stopped');
       resolve(code);
     };
     // A collector that cannot store exits non-zero, so systemd/launchd restart it.

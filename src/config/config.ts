@@ -5,6 +5,7 @@ import { BeaconError } from '../model/errors';
 import { closest } from '../model/suggest';
 import { parseForwardDestinations, type ForwardDestination } from './forward';
 import { defaultConfigPath, defaultEventLogPath } from './paths';
+import { isLoopback } from './hosts';
 
 /** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */
 export interface CollectorConfig {
@@ -265,7 +266,4 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+export { isLoopback }; // the loopback rules live in hosts.ts; re-exported for the config's readers

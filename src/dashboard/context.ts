@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { HealthReport } from '../model/health';
 import type { Catalog, Overrides } from '../pricing/catalog';
 import type { SessionDetailCache } from '../store/activity-query';
 import type { UsageRollup } from '../store/usage-rollup';
@@ -12,8 +13,8 @@ export interface DashboardContext {
   logPath: string;
   catalog: Catalog;
   overrides?: Overrides;
-  /** the `GET /health` document of this collector */
-  health(): Promise<Record<string, unknown>>;
+  /** the collector's health report: what `GET /health` answers */
+  health(): Promise<HealthReport>;
   retention: { maxAgeDays: number; maxBytes: number };
   nowMs: number;
 }

@@ -9,6 +9,7 @@ import { changes, notFoundPage, PAGES, renderPage } from '../dashboard/pages';
 import { eventSearchOf } from '../dashboard/pages/events';
 import { SECURITY_HEADERS } from '../dashboard/security';
 import { BeaconError } from '../model/errors';
+import type { HealthReport } from '../model/health';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { iterateEvents, type SessionDetailCache } from '../store/activity-query';
 import { EventLog } from '../store/event-log';
@@ -22,6 +23,8 @@ export interface DashboardOptions {
   token?: string;
   retention: { maxAgeDays: number; maxBytes: number };
   env: NodeJS.ProcessEnv;
+  /** the collector's health report (what /health answers), read by the overview page */
+  health: () => Promise<HealthReport>;
 }
 
 const COOKIE = 'beacon_dashboard';
@@ -61,14 +64,7 @@ export function registerDashboard(app: FastifyInstance, options: DashboardOption
     overrides,
     retention: options.retention,
     nowMs: Date.now(),
-    health: async () => {
-      const r = await app.inject({ method: 'GET', url: '/health', headers: { host: '127.0.0.1' } });
-      try {
-        return JSON.parse(r.body) as Record<string, unknown>;
-      } catch {
-        return { status: 'unavailable' };
-      }
-    },
+    health: options.health,
   });
   app.addHook('onClose', async () => log?.close());
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { buildReceiver } from '../../src/receiver/server';
+import { buildCollectorHttp } from '../../src/collector/http';
 import { EventLog } from '../../src/store/event-log';
 import { EventLogWriter } from '../../src/store/event-log-writer';
 import type { EventRow } from '../../src/store/row';
@@ -28,8 +28,8 @@ function row(i: number, over: Partial<EventRow> & { rec?: Record<string, unknown
 
 async function app(log: string, extra: { token?: string; allowedHosts?: string[] } = {}): Promise<{ app: FastifyInstance; writer: EventLogWriter }> {
   const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
-  const r = buildReceiver({
-    writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
+  const r = buildCollectorHttp({
+    sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxItemsPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
     dashboard: { logPath: log, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
   });
   return { app: r.app, writer };

@@ -6,7 +6,7 @@ import { afterEach, describe, it } from 'node:test';
 import { spanEventId } from '../../src/model/event-id';
 import { EventLog } from '../../src/store/event-log';
 import { EventLogWriter } from '../../src/store/event-log-writer';
-import { healthReport } from '../../src/store/health';
+import { healthReport } from '../../src/collector/health';
 import { prune } from '../../src/store/retention';
 import type { EventRow } from '../../src/store/row';
 import { STORE_SCHEMA_VERSION } from '../../src/store/schema';

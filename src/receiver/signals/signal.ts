@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type protobuf from 'protobufjs';
 import type { EventSink } from '../../ingest/sink';
+import type { ReceiverCounters } from '../../model/health';
 import type { Obj } from '../otlp-json';
 
 export type SignalName = 'traces' | 'logs' | 'metrics';
@@ -28,11 +29,11 @@ export interface OtlpSignal<Decoded = unknown> {
   /** its items as messages name them: `spans`, `log records`, `data points` */
   readonly items: string;
   /** the /health counter of items received (the names of the first /health: spans, logRecords, metricPoints) */
-  readonly receivedCounter: string;
+  readonly receivedCounter: keyof ReceiverCounters & ('spans' | 'logRecords' | 'metricPoints');
   readonly requestType: protobuf.Type;
   readonly responseType: protobuf.Type;
   /** ExportPartialSuccess's count of refused items (`rejectedSpans`…); the same name counts them on /health */
-  readonly partialSuccessField: string;
+  readonly partialSuccessField: keyof ReceiverCounters & ('rejectedSpans' | 'rejectedLogRecords' | 'rejectedDataPoints');
   decodeProtobuf(body: Buffer): Decoded;
   decodeJson(req: Obj): Decoded;
   /** items in a parsed JSON request, before it is mapped (the per-export limit; protobuf is counted on the wire) */
