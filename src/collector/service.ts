@@ -109,7 +109,7 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxPendingExports: config.maxPendingExports,
-    maxItemsPerExport: config.maxSpansPerExport,
+    maxItemsPerExport: config.maxItemsPerExport,
     maxBytesInFlight: config.maxBytesInFlight,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     allowedHosts: allowedHostNames(config.allowedHosts, config.host),

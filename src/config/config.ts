@@ -15,8 +15,8 @@ export interface CollectorConfig {
   log: string;
   /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
   maxBodyBytes: number;
-  /** most spans (or log records, or data points) in one export (goose sends at most 512) */
-  maxSpansPerExport: number;
+  /** most items in one export: spans, log records or data points (goose sends at most 512 spans) */
+  maxItemsPerExport: number;
   /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */
   maxBytesInFlight: number;
   /** exports waiting for the writer before new ones get 503 + Retry-After */
@@ -45,7 +45,7 @@ export const DEFAULTS: Omit<CollectorConfig, 'log'> = {
   host: '127.0.0.1',
   port: 4318,
   maxBodyBytes: 20 * 1024 * 1024,
-  maxSpansPerExport: 10_000,
+  maxItemsPerExport: 10_000,
   maxBytesInFlight: 128 * 1024 * 1024,
   maxPendingExports: 512,
   busyTimeoutMs: 5000,
@@ -69,7 +69,7 @@ export const KEYS: Record<Exclude<keyof CollectorConfig, 'forward'>, 'string' | 
   port: 'number',
   log: 'string',
   maxBodyBytes: 'number',
-  maxSpansPerExport: 'number',
+  maxItemsPerExport: 'number',
   maxBytesInFlight: 'number',
   maxPendingExports: 'number',
   busyTimeoutMs: 'number',
@@ -101,7 +101,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const RULES: Partial<Record<keyof CollectorConfig, KeyRule>> = {
   port: { min: 0, max: 65535 },
   maxBodyBytes: { min: 1 },
-  maxSpansPerExport: { min: 1 },
+  maxItemsPerExport: { min: 1 },
   maxBytesInFlight: { min: 1 },
   maxPendingExports: { min: 1 },
   busyTimeoutMs: { min: 0 },
@@ -122,6 +122,24 @@ const ENV_NAMES: Partial<Record<keyof CollectorConfig, string>> = {
 /** The environment variable of a config key: BEACON_MAX_BODY_BYTES for maxBodyBytes. */
 export function envName(key: keyof CollectorConfig): string {
   return ENV_NAMES[key] ?? `BEACON_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/**
+ * Keys renamed since users may have set them: the old name is still read (file and environment),
+ * with a warning naming the new one. `maxSpansPerExport` always capped log records and data points too.
+ */
+const RENAMED: Record<string, Exclude<keyof CollectorConfig, 'forward'>> = { maxSpansPerExport: 'maxItemsPerExport' };
+
+/** The old names of renamed keys, in `src`, moved to their new names (a new name set beside it wins). */
+function renamedKeys(src: Record<string, unknown>, where: string, warn: Warn): Record<string, unknown> {
+  const out = { ...src };
+  for (const [old, now] of Object.entries(RENAMED)) {
+    if (out[old] === undefined) continue;
+    warn(`${where}: "${old}" is now "${now}" (it caps log records and data points too); the old name is still read`);
+    out[now] ??= out[old];
+    delete out[old];
+  }
+  return out;
 }
 
 /** Sections of the config file that belong to other parts of Beacon: not collector keys, not typos. */
@@ -150,13 +168,13 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new BeaconError('bad_data', `config file ${file} must hold a JSON object`);
   }
-  const top = parsed as Record<string, unknown>;
+  const where = `config file ${file}`;
+  const top = renamedKeys(parsed as Record<string, unknown>, where, warn);
   // Collector settings go at the top level or under "collector"; other sections belong to other parts.
   const section = top.collector;
   if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
     throw new BeaconError('bad_data', `config file ${file}: "collector" must be an object`);
   }
-  const where = `config file ${file}`;
   const known = Object.keys(KEYS);
   for (const key of Object.keys(top)) {
     if (OTHER_SECTIONS.includes(key) || (section === undefined && key in KEYS)) continue;
@@ -165,12 +183,13 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
   }
   const forward = (section as Record<string, unknown> | undefined)?.forward ?? top.forward;
   if (section === undefined) return { ...pickTyped(top, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
-  for (const key of Object.keys(section as object)) {
+  const collector = renamedKeys(section as Record<string, unknown>, where, warn);
+  for (const key of Object.keys(collector)) {
     if (key in KEYS || key === 'forward') continue;
     const guess = closest(key, known);
     warn(`${where}: unknown key "collector.${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
-  return { ...pickTyped(section as Record<string, unknown>, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
+  return { ...pickTyped(collector, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
 }
 
 function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
@@ -201,8 +220,10 @@ function checkRule(key: keyof CollectorConfig, v: unknown, what: string): void {
 /** Every key from its environment variable (envName), type- and range-checked like the file. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   const out: Record<string, unknown> = {};
+  const oldNames = Object.fromEntries(Object.entries(RENAMED).map(([old, now]) => [now, envName(old as keyof CollectorConfig)]));
   for (const [key, type] of Object.entries(KEYS) as [keyof CollectorConfig, string][]) {
-    const name = envName(key);
+    // A renamed key's old variable (BEACON_MAX_SPANS_PER_EXPORT) is still read when the new one is unset.
+    const name = env[envName(key)] === undefined && oldNames[key] !== undefined && env[oldNames[key]] !== undefined ? oldNames[key] : envName(key);
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     let v: unknown = raw;

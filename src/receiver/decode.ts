@@ -59,7 +59,7 @@ export async function decodeExport<D>(signal: OtlpSignal<D>, encoding: Encoding,
 
 function checkItems(signal: OtlpSignal<unknown>, n: number, limits: DecodeLimits): void {
   if (n <= limits.maxItemsPerExport) return;
-  throw new BeaconError('payload_too_large', `the export holds ${n} ${signal.items}, more than the limit of ${limits.maxItemsPerExport} per export (maxSpansPerExport)`);
+  throw new BeaconError('payload_too_large', `the export holds ${n} ${signal.items}, more than the limit of ${limits.maxItemsPerExport} per export (maxItemsPerExport)`);
 }
 
 /** `{` and `[` in a JSON body: an upper bound on the objects and arrays JSON.parse will make. */
