@@ -7,8 +7,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toRows } from '../src/ingest/rows';
-import { decodeJsonTraces } from '../src/receiver/decode-json';
-import { decodeProtoLogs, decodeProtoTraces } from '../src/receiver/decode-proto';
+import { decodeProtoLogs } from '../src/receiver/signals/logs';
+import { decodeJsonTraces, decodeProtoTraces } from '../src/receiver/signals/traces';
 import { logEvents, spanEvents } from '../src/sources/dispatch';
 import { repoRoot } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';

@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
-import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../src/dashboard/plugin';
-import { buildReceiver } from '../src/receiver/server';
 import { EventLog } from '../src/store/log/event-log';
 import { EventLogWriter } from '../src/store/writer/event-log-writer';
 import type { EventRow } from '../src/store/log/row';
+import { buildCollectorHttp } from '../src/collector/http';
 import { tempDir } from '../test/helpers/paths';
 
 const EVENTS = 1_000_000;
@@ -107,9 +106,7 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   })();
 
   const writer = await EventLogWriter.start({ path, busyTimeoutMs: 5000 });
-  const receiver = buildReceiver({ writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, pageNotFound: dashboardNotFound });
-  const { app } = receiver;
-  void app.register(dashboardPlugin, { openLog: readOnlyLog(path), health: () => receiver.health().body, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } });
+  const { app } = buildCollectorHttp({ sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxItemsPerExport: 10_000, maxBytesInFlight: 64 << 20, dashboard: { logPath: path, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } } });
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { host: '127.0.0.1', accept: 'text/html' } });
   const big = `2026${String(SESSIONS - 3).padStart(6, '0')}`;
   const pages: [string, string][] = [

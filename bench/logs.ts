@@ -6,7 +6,9 @@
 import { spanEvents } from '../src/sources/dispatch';
 import { extractLogEvents } from '../src/sources/goose/log-records';
 import { extractMetricEvents } from '../src/sources/goose/metric-points';
-import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../src/receiver/decode-proto';
+import { decodeProtoLogs } from '../src/receiver/signals/logs';
+import { decodeProtoMetrics } from '../src/receiver/signals/metrics';
+import { decodeProtoTraces } from '../src/receiver/signals/traces';
 import { toRows } from '../src/ingest/rows';
 import { analysisComplete, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed, toolCallCompleted, userDecision } from '../test/helpers/goose-logs';
 import { encodeMetrics, findingPoint, gooseMetrics, toolCompletion } from '../test/helpers/goose-metrics';

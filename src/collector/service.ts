@@ -1,16 +1,17 @@
 import type { Logger } from 'pino';
-import { isLoopback, type CollectorConfig } from '../config/config';
-import type { EventSink, QueuedEventSink } from '../ingest/sink';
+import type { CollectorConfig } from '../config/config';
 import { loopbackUrl, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
 import { ensureHookToken } from '../config/hook-token';
-import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../dashboard/plugin';
-import { buildReceiver, type Receiver } from '../receiver/server';
-import { newHookRouteStats, registerHookRoute } from './hook-route';
 import { EventLogWriter } from '../store/writer/event-log-writer';
-import { startExportLoop, type ExportLoop } from './jsonl-export-loop';
-import { startRetentionLoop, type RetentionLoop } from './retention-loop';
+import { allowedHostNames } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
-import { startSpoolLoop, type SpoolLoop } from './spool-loop';
+import { newHookRouteStats } from '../hooks/route';
+import type { QueuedEventSink } from '../ingest/sink';
+import { buildCollectorHttp, type CollectorHttp } from './http';
+import { startExportLoop } from './jsonl-export-loop';
+import { Lifecycle } from './lifecycle';
+import { startRetentionLoop } from './retention-loop';
+import { startSpoolLoop } from './spool-loop';
 
 /** A client that keeps a socket open after the stop began is cut off after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -19,7 +20,8 @@ export interface CollectorService {
   /** where the receiver listens, e.g. `http://127.0.0.1:4318` */
   readonly url: string;
   readonly port: number;
-  readonly receiver: Receiver;
+  /** the HTTP app: OTLP receiver, hook route, dashboard, /health */
+  readonly http: CollectorHttp;
   readonly writer: EventLogWriter;
   /**
    * Stops in dependency order: no new connections, no new exports (503 + Retry-After), in-flight ones answered after
@@ -30,8 +32,8 @@ export interface CollectorService {
 }
 
 /**
- * The collector as a service: starts and stops the receiver, the writer thread, spool ingestion,
- * the JSONL export and retention as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
+ * The collector as a service, the composition root: starts and stops the writer thread,
+ * forwarding, the JSONL export, retention, spool ingestion and the HTTP app as one unit, so its lifecycle runs (and is tested) in-process. `beacon collector`
  * only parses arguments, calls this and waits for a signal.
  */
 export interface CollectorServiceHooks {
@@ -46,102 +48,97 @@ export interface CollectorServiceHooks {
 }
 
 export async function startCollectorService(config: Readonly<CollectorConfig>, logger: Logger, hooks: CollectorServiceHooks = {}): Promise<CollectorService> {
-  const writer = await EventLogWriter.start({
-    path: config.log,
-    busyTimeoutMs: config.busyTimeoutMs,
-    onWriterGaveUp: (e) => {
-      logger.fatal({ err: e.message }, 'event log writer failed repeatedly: the collector cannot store');
-      hooks.onWriterGaveUp?.(e.message);
-    },
-  });
+  // Started in this order, stopped in reverse (lifecycle.ts), which is the order a stop needs: the
+  // address file first (hooks from now on write directly); no new connections, every request
+  // already received answered (in-flight exports after their commit, later ones 503 + Retry-After);
+  // spool ingestion finished; then nothing appends any more, so retention finishes, the export
+  // drains to the last commit (it ends with every acknowledged event) and forwarding records the
+  // acknowledgement of its batch in flight; the writer closes last.
+  const parts = new Lifecycle();
+  const writer = await parts.start(
+    'writer',
+    () =>
+      EventLogWriter.start({
+        path: config.log,
+        busyTimeoutMs: config.busyTimeoutMs,
+        onWriterGaveUp: (e) => {
+          logger.fatal({ err: e.message }, 'event log writer failed repeatedly: the collector cannot store');
+          hooks.onWriterGaveUp?.(e.message);
+        },
+      }),
+    (w) => w.close(),
+  );
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
-  const hookStats = newHookRouteStats();
   // Before listening: a forward destination whose ${env:NAME} header is unset fails the start.
-  let forwarding: Forwarding | undefined;
-  try {
-    forwarding = startForwardingIfConfigured(config, hooks.env ?? process.env, logger);
-  } catch (e) {
-    await writer.close();
-    throw e;
-  }
-  const receiver = buildReceiver({
-    writer: sink,
-    logger,
-    maxBodyBytes: config.maxBodyBytes,
-    maxPendingExports: config.maxPendingExports,
-    maxSpansPerExport: config.maxSpansPerExport,
-    maxBytesInFlight: config.maxBytesInFlight,
-    closeGraceMs: SHUTDOWN_GRACE_MS,
-    healthExtras: () => ({ hooks: hookStats, ...(forwarding ? { forward: forwarding.status() } : {}) }),
-    // The dashboard (issue 13) and the Host allowlist; an address bound with --allow-remote is reachable under its own name.
-    allowedHosts: [...config.allowedHosts.split(','), ...(isLoopback(config.host) || ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host])],
-    pageNotFound: dashboardNotFound,
-  });
-  void receiver.app.register(dashboardPlugin, { openLog: readOnlyLog(config.log), health: () => receiver.health().body, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env });
-  // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
-  // Hook events commit at NORMAL, the durability the direct hook writer has always had: goose waits
-  // on every hook, and an fsync per hook was most of the fast path's cost over a bare curl.
-  const hookSink: EventSink = { append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) };
-  registerHookRoute(receiver.app, { logPath: config.log, token: ensureHookToken(config.log), sink: hookSink, stats: hookStats });
-  try {
-    await receiver.app.listen({ host: config.host, port: config.port });
-  } catch (e) {
-    await forwarding?.stop();
-    await writer.close();
-    throw e;
-  }
-  let exporter: ExportLoop | undefined;
-  let retention: RetentionLoop | undefined;
-  let spool: SpoolLoop | undefined;
-  try {
-    spool = startSpoolLoop({ logPath: config.log, sink }, logger);
-    exporter = config.exportPath
-      ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger)
-      : undefined;
-    retention = startRetentionLoop(
-      { logPath: config.log, policy: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, intervalMs: config.retentionIntervalMs, busyTimeoutMs: config.busyTimeoutMs, onResult: (r) => forwarding?.noteRetention(r) },
-      logger,
-    );
-  } catch (e) {
-    await spool?.stop();
-    await receiver.app.close();
-    await forwarding?.stop();
-    await writer.close();
-    throw e;
-  }
+  const forwarding = await parts.start('forwarding', () => startForwardingIfConfigured(config, hooks.env ?? process.env, logger), (f) => f?.stop());
+  await parts.start(
+    'export',
+    () => (config.exportPath ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger) : undefined),
+    (e) => e?.stop(),
+  );
+  await parts.start(
+    'retention',
+    () =>
+      startRetentionLoop(
+        { logPath: config.log, policy: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, intervalMs: config.retentionIntervalMs, busyTimeoutMs: config.busyTimeoutMs, onResult: (r) => forwarding?.noteRetention(r) },
+        logger,
+      ),
+    (r) => r.stop(),
+  );
+  await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
+  const http = await parts.start('http', () => listen(config, logger, writer, forwarding), (h) => h.close());
 
-  const addr = receiver.app.server.address();
+  const addr = http.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // Tells the hook launcher a collector writes this log, and where (src/config/collector-address.ts).
-  const hookUrl = loopbackUrl(config.host, port);
-  if (hookUrl) {
-    try {
-      writeCollectorAddress(config.log, hookUrl);
-    } catch (e) {
-      logger.warn({ err: (e as Error).message }, 'cannot write the collector address file: hooks take the direct writer');
-    }
-  }
-
-  let stopped: Promise<void> | undefined;
-  const stop = async () => {
-    if (hookUrl) removeCollectorAddress(config.log, hookUrl); // hooks from now on write directly
-    // New connections refused; every request already received answered (in-flight exports after
-    // their commit, later ones 503 + Retry-After); a socket still open after the grace is cut.
-    await receiver.close();
-    await spool!.stop(); // a pass in progress commits what it read; the rest waits for the next start
-    await writer.close();
-    await retention!.stop();
-    exporter?.stop(); // after the last commit: the export ends with every acknowledged event
-    await forwarding?.stop(); // the batch in flight finishes and its acknowledgement is recorded
-  };
+  await parts.start('address file', () => publishAddress(config, port, logger), (url) => url && removeCollectorAddress(config.log, url));
   return {
     url: `http://${host}:${port}`,
     port,
-    receiver,
+    http,
     writer,
-    stop: () => (stopped ??= stop()),
+    stop: () => parts.stop(),
   };
+}
+
+/** The one HTTP app (http.ts) with its plugins, listening. */
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, forwarding: Forwarding | undefined): Promise<CollectorHttp> {
+  const http = buildCollectorHttp({
+    sink: writer,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    maxPendingExports: config.maxPendingExports,
+    maxItemsPerExport: config.maxItemsPerExport,
+    maxBytesInFlight: config.maxBytesInFlight,
+    closeGraceMs: SHUTDOWN_GRACE_MS,
+    allowedHosts: allowedHostNames(config.allowedHosts, config.host),
+    // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
+    // Hook events commit at NORMAL, the durability the direct hook writer has always had: goose waits
+    // on every hook, and an fsync per hook was most of the fast path's cost over a bare curl.
+    hooks: { logPath: config.log, token: ensureHookToken(config.log), sink: { append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) }, stats: newHookRouteStats() },
+    dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
+    ...(forwarding ? { forwardStatus: () => forwarding.status() } : {}),
+  });
+  try {
+    await http.app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await http.close();
+    throw e;
+  }
+  return http;
+}
+
+/** The collector address file for hooks, when the collector is reachable on loopback; its URL, to remove it at the stop. */
+function publishAddress(config: Readonly<CollectorConfig>, port: number, logger: Logger): string | undefined {
+  const url = loopbackUrl(config.host, port);
+  if (!url) return undefined;
+  try {
+    writeCollectorAddress(config.log, url);
+  } catch (e) {
+    logger.warn({ err: (e as Error).message }, 'cannot write the collector address file: hooks take the direct writer');
+  }
+  return url;
 }
 
 /** Forwarding to the configured destinations (src/forward), in its supervised worker; none configured, nothing runs. */

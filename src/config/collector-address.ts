@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { isLoopback, isWildcard } from './hosts';
 
 /**
  * Where the running collector that writes a log can be reached: one line, its loopback URL and its
@@ -21,8 +22,8 @@ export function collectorAddressPath(logPath: string): string {
  * hook route anyway, so it gets no file.
  */
 export function loopbackUrl(host: string, port: number): string | undefined {
-  if (host === '127.0.0.1' || host === 'localhost' || host === '0.0.0.0' || host === '::' || /^127\./.test(host)) return `http://127.0.0.1:${port}`;
   if (host === '::1') return `http://[::1]:${port}`;
+  if (isLoopback(host) || isWildcard(host)) return `http://127.0.0.1:${port}`;
   return undefined;
 }
 

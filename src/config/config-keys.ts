@@ -9,7 +9,8 @@ export interface CollectorConfig {
   /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
   maxBodyBytes: number;
   /** most spans (or log records, or data points) in one export (goose sends at most 512) */
-  maxSpansPerExport: number;
+  /** most items in one export: spans, log records or data points */
+  maxItemsPerExport: number;
   /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */
   maxBytesInFlight: number;
   /** exports waiting for the writer before new ones get 503 + Retry-After */
@@ -88,9 +89,9 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
     flag: { name: 'max-body-bytes', help: (d) => `the largest request body after decompression (default ${d})` },
     doc: 'the largest request body, after decompression, ≥ 1 (see [Limits](#limits))',
   },
-  maxSpansPerExport: {
-    type: 'number', default: 10_000, min: 1, env: 'BEACON_MAX_SPANS_PER_EXPORT',
-    doc: 'the most spans (or log records, or data points) in one export; more → 413, ≥ 1',
+  maxItemsPerExport: {
+    type: 'number', default: 10_000, min: 1, env: 'BEACON_MAX_ITEMS_PER_EXPORT',
+    doc: 'the most spans, log records or data points in one export; more → 413, ≥ 1 (formerly `maxSpansPerExport` / `BEACON_MAX_SPANS_PER_EXPORT`, still read, with a warning)',
   },
   maxBytesInFlight: {
     type: 'number', default: 128 * MiB, min: 1, unit: 'bytes', env: 'BEACON_MAX_BYTES_IN_FLIGHT',

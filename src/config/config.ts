@@ -6,6 +6,7 @@ import { closest } from '../model/suggest';
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, definitionOf, type CollectorConfig, type ConfigKey } from './config-keys';
 import { parseForwardDestinations, type ForwardDestination } from '../forward/registry';
 import { defaultConfigPath } from './paths';
+import { isLoopback } from './hosts';
 
 export type { CollectorConfig } from './config-keys';
 export { envName } from './config-keys';
@@ -38,13 +39,13 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new BeaconError('bad_data', `config file ${file} must hold a JSON object`);
   }
-  const top = parsed as Record<string, unknown>;
+  const where = `config file ${file}`;
+  const top = renamedKeys(parsed as Record<string, unknown>, where, warn);
   // Collector settings go at the top level or under "collector"; other sections belong to other parts.
   const section = top.collector;
   if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
     throw new BeaconError('bad_data', `config file ${file}: "collector" must be an object`);
   }
-  const where = `config file ${file}`;
   const known = CONFIG_KEY_NAMES;
   for (const key of Object.keys(top)) {
     if (OTHER_SECTIONS.includes(key) || (section === undefined && definitionOf(key))) continue;
@@ -53,12 +54,32 @@ export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv,
   }
   const forward = (section as Record<string, unknown> | undefined)?.forward ?? top.forward;
   if (section === undefined) return { ...pickTyped(top, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
-  for (const key of Object.keys(section as object)) {
+  const collector = renamedKeys(section as Record<string, unknown>, where, warn);
+  for (const key of Object.keys(collector)) {
     if (definitionOf(key) || key === 'forward') continue;
     const guess = closest(key, known);
     warn(`${where}: unknown key "collector.${key}" ignored${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
-  return { ...pickTyped(section as Record<string, unknown>, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
+  return { ...pickTyped(collector, where), ...(forward === undefined ? {} : { forward: forward as ForwardDestination[] }) };
+}
+
+/**
+ * Keys renamed since users may have set them: the old name is still read (file and environment),
+ * with a warning naming the new one. `maxSpansPerExport` always capped log records and data points too.
+ */
+const RENAMED: Record<string, ConfigKey> = { maxSpansPerExport: 'maxItemsPerExport' };
+const RENAMED_ENV: Record<string, ConfigKey> = { BEACON_MAX_SPANS_PER_EXPORT: 'maxItemsPerExport' };
+
+/** The old names of renamed keys, in `src`, moved to their new names (a new name set beside it wins). */
+function renamedKeys(src: Record<string, unknown>, where: string, warn: Warn): Record<string, unknown> {
+  const out = { ...src };
+  for (const [old, now] of Object.entries(RENAMED)) {
+    if (out[old] === undefined) continue;
+    warn(`${where}: "${old}" is now "${now}" (it caps log records and data points too); the old name is still read`);
+    out[now] ??= out[old];
+    delete out[old];
+  }
+  return out;
 }
 
 function pickTyped(src: Record<string, unknown>, where: string): Partial_ {
@@ -91,8 +112,12 @@ function checkRule(key: ConfigKey, v: unknown, what: string): void {
 /** Every key from its environment variable, type- and range-checked like the file. */
 export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   const out: Record<string, unknown> = {};
+  const oldNames = Object.fromEntries(Object.entries(RENAMED_ENV).map(([old, now]) => [now, old]));
   for (const key of CONFIG_KEY_NAMES) {
-    const { type, env: name } = CONFIG_KEYS[key];
+    const { type } = CONFIG_KEYS[key];
+    // A renamed key's old variable (BEACON_MAX_SPANS_PER_EXPORT) is still read when the new one is unset.
+    const old = oldNames[key];
+    const name = env[CONFIG_KEYS[key].env] === undefined && old !== undefined && env[old] !== undefined ? old : CONFIG_KEYS[key].env;
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     let v: unknown = raw;
@@ -162,7 +187,4 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+export { isLoopback }; // the loopback rules live in hosts.ts; re-exported for the config's readers

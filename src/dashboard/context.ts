@@ -1,5 +1,5 @@
-import type { HealthReport } from '../store/health';
 import type Database from 'better-sqlite3';
+import type { HealthReport } from '../model/health';
 import type { Catalog, Overrides } from '../pricing/catalog';
 import type { SessionDetailCache } from '../store/queries/sessions';
 import type { UsageRollup } from '../store/queries/usage-rollup';

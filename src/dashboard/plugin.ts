@@ -1,9 +1,9 @@
-import type { HealthReport } from '../store/health';
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Database from 'better-sqlite3';
 import { BeaconError } from '../model/errors';
+import type { HealthReport } from '../model/health';
 import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { clientScript, stylesheet } from './assets';
 import type { DashboardContext, Query } from './context';

@@ -1,3 +1,4 @@
+import type { ForwardHealth } from '../model/health';
 import type { DestinationTypeName } from './registry';
 
 /** What a destination is doing: sending/idle (healthy), retrying (temporary failures), paused (refused). */
@@ -19,27 +20,5 @@ export interface DestinationState {
   lastError: { message: string; at: string } | null;
 }
 
-/**
- * One entry of `/health`'s `forward` list (the contract in BRIEF.md: name, type, lagRecords,
- * lagSeconds, lastSuccessAt, lastError), plus what doctor and the dashboard need to explain it.
- */
-export interface ForwardStatus {
-  name: string;
-  type: DestinationTypeName;
-  /** the worker's state, or `starting` / `restarting` / `failed` from its supervisor */
-  state: LoopState | 'starting' | 'restarting' | 'failed';
-  /** committed events not yet acknowledged by this destination */
-  lagRecords: number;
-  /** age of the oldest of them (its event time), 0 when none */
-  lagSeconds: number;
-  lastSuccessAt: string | null;
-  lastError: { message: string; at: string } | null;
-  cursor: string;
-  forwarded: number;
-  rejected: number;
-  retries: number;
-  /** `holding`: past the age limit, kept for this destination; `at-risk`: the size limit may prune unsent events */
-  retention: 'ok' | 'holding' | 'at-risk';
-  /** unsent events the size limit pruned (since the collector started) */
-  lostToRetention: number;
-}
+/** One entry of `/health`'s `forward` list: its type is declared with the rest of /health (src/model/health.ts). */
+export type ForwardStatus = ForwardHealth;

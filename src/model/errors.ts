@@ -1,6 +1,7 @@
 /**
- * Every failure Beacon reports is one of these codes. They are typed once here; the receiver maps
- * them to HTTP statuses in one table (src/receiver/status-table.ts), the CLIs to exit codes.
+ * Every failure Beacon reports is one of these codes. They are typed once here; every HTTP route
+ * (OTLP, hooks, dashboard, health) answers them with the status of one table (status-table.ts),
+ * the CLIs with exit codes.
  */
 export type BeaconErrorCode =
   | 'bad_data' // undecodable or invalid input: never retried
@@ -10,7 +11,9 @@ export type BeaconErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'host_not_allowed' // a Host header that is not this machine's loopback name (DNS rebinding defence)
-  | 'forbidden' // the dashboard's token is set and the request lacks it
+  | 'forbidden' // the dashboard's token is set and the request lacks it; a hook request from a web page (Origin)
+  | 'unauthorized' // a hook request without the hook token of the log's 0600 token file
+  | 'conflict' // a hook request for another event log than the one this collector writes
   | 'unavailable' // temporary: shutting down, database busy; the client should retry
   | 'overloaded' // temporary: too much in flight; the client should retry later
   | 'log_incompatible' // the event log file is not ours, or from a newer Beacon

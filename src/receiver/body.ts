@@ -1,12 +1,14 @@
 import zlib from 'node:zlib';
 import { BeaconError } from '../model/errors';
 import type { Reservation } from './admission';
-import type { Encoding } from './signals';
 
 /** The media type alone: parameters (`; charset=utf-8`) and case are ignored, as the Collector does. */
 export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
+
+/** The two OTLP/HTTP encodings, by media type. */
+export type Encoding = 'protobuf' | 'json';
 
 export function encodingOf(contentType: string | undefined): Encoding | undefined {
   const mt = mediaType(contentType);

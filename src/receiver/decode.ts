@@ -1,11 +1,8 @@
 import { BeaconError, isBeaconError } from '../model/errors';
-import type { LogRecord, MetricPoint } from '../model/otlp-signals';
-import type { SpanRecord } from '../model/span';
 import type { Reservation } from './admission';
-import { decodeContent } from './body';
-import { countJsonItems, decodeJsonLogs, decodeJsonMetrics, decodeJsonTraces, parseOtlpJson } from './decode-json';
-import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces, requestType } from './decode-proto';
-import type { Encoding, Signal } from './signals';
+import { decodeContent, type Encoding } from './body';
+import { parseOtlpJson } from './otlp-json';
+import type { OtlpSignal } from './signals/signal';
 import { countWire } from './wire-count';
 
 export interface DecodeLimits {
@@ -15,13 +12,9 @@ export interface DecodeLimits {
   maxItemsPerExport: number;
 }
 
-export interface DecodedExport {
-  /** spans of a trace export */
-  spans?: SpanRecord[];
-  /** log records of a logs export */
-  logs?: LogRecord[];
-  /** sum and gauge points of a metrics export (every data point is counted in items) */
-  metrics?: { points: MetricPoint[]; dataPoints: number };
+export interface DecodedExport<Decoded = unknown> {
+  /** what the signal's decoder made of the body; absent for an empty body */
+  decoded?: Decoded;
   /** spans, data points or log records */
   items: number;
   decodedBytes: number;
@@ -40,43 +33,33 @@ const BYTES_PER_BODY_BYTE = 3;
  * before it is allocated. Any failure is a BeaconError: what cannot be decoded is bad data (400),
  * never a 500, whatever the decoder threw.
  */
-export async function decodeExport(signal: Signal, encoding: Encoding, raw: Buffer, contentEncoding: string | undefined, limits: DecodeLimits, reservation: Reservation): Promise<DecodedExport> {
+export async function decodeExport<D>(signal: OtlpSignal<D>, encoding: Encoding, raw: Buffer, contentEncoding: string | undefined, limits: DecodeLimits, reservation: Reservation): Promise<DecodedExport<D>> {
   const body = await decodeContent(raw, contentEncoding, limits.maxBodyBytes, reservation);
   // An empty body is an export with no telemetry: success, in either encoding.
   if (body.length === 0) return { items: 0, decodedBytes: 0 };
   try {
+    let decoded: D;
     if (encoding === 'protobuf') {
-      const counts = countWire(requestType(signal), body);
+      const counts = countWire(signal.requestType, body);
       checkItems(signal, counts.items, limits);
       reservation.grow(body.length * BYTES_PER_BODY_BYTE + counts.messages * BYTES_PER_MESSAGE);
-      if (signal === 'traces') {
-        const spans = decodeProtoTraces(body);
-        return { spans, items: spans.length, decodedBytes: body.length };
-      }
-      return signalExport(signal === 'metrics' ? { metrics: decodeProtoMetrics(body) } : { logs: decodeProtoLogs(body) }, body.length);
+      decoded = signal.decodeProtobuf(body);
+    } else {
+      reservation.grow(body.length * BYTES_PER_BODY_BYTE + countContainers(body) * BYTES_PER_MESSAGE);
+      const req = parseOtlpJson(body);
+      checkItems(signal, signal.countJson(req), limits);
+      decoded = signal.decodeJson(req);
     }
-    reservation.grow(body.length * BYTES_PER_BODY_BYTE + countContainers(body) * BYTES_PER_MESSAGE);
-    const req = parseOtlpJson(body);
-    checkItems(signal, countJsonItems(signal, req), limits);
-    if (signal === 'traces') {
-      const spans = decodeJsonTraces(req);
-      return { spans, items: spans.length, decodedBytes: body.length };
-    }
-    return signalExport(signal === 'metrics' ? { metrics: decodeJsonMetrics(req) } : { logs: decodeJsonLogs(req) }, body.length);
+    return { decoded, items: signal.count(decoded), decodedBytes: body.length };
   } catch (e) {
     if (isBeaconError(e)) throw e;
-    throw new BeaconError('bad_data', `undecodable ${signal} export: ${(e as Error).message}`);
+    throw new BeaconError('bad_data', `undecodable ${signal.name} export: ${(e as Error).message}`);
   }
 }
 
-function signalExport(d: Pick<DecodedExport, 'logs' | 'metrics'>, decodedBytes: number): DecodedExport {
-  return { ...d, items: d.logs ? d.logs.length : d.metrics!.dataPoints, decodedBytes };
-}
-
-function checkItems(signal: Signal, n: number, limits: DecodeLimits): void {
+function checkItems(signal: OtlpSignal<unknown>, n: number, limits: DecodeLimits): void {
   if (n <= limits.maxItemsPerExport) return;
-  const what = signal === 'traces' ? 'spans' : signal === 'metrics' ? 'data points' : 'log records';
-  throw new BeaconError('payload_too_large', `the export holds ${n} ${what}, more than the limit of ${limits.maxItemsPerExport} per export (maxSpansPerExport)`);
+  throw new BeaconError('payload_too_large', `the export holds ${n} ${signal.items}, more than the limit of ${limits.maxItemsPerExport} per export (maxItemsPerExport)`);
 }
 
 /** `{` and `[` in a JSON body: an upper bound on the objects and arrays JSON.parse will make. */

@@ -1,23 +1,18 @@
 import { OtlpTypes } from './proto-root';
-import type { Encoding, Signal } from './signals';
+import type { Encoding } from './body';
+import type { OtlpSignal } from './signals/signal';
 
 export const MEDIA_TYPES: Record<Encoding, string> = {
   protobuf: 'application/x-protobuf',
   json: 'application/json',
 };
 
-const PARTIAL_FIELDS: Record<Signal, { rejected: string; type: typeof OtlpTypes.traceResponse }> = {
-  traces: { rejected: 'rejectedSpans', type: OtlpTypes.traceResponse },
-  metrics: { rejected: 'rejectedDataPoints', type: OtlpTypes.metricsResponse },
-  logs: { rejected: 'rejectedLogRecords', type: OtlpTypes.logsResponse },
-};
-
 /**
  * `Export*ServiceResponse` in the request's encoding. On full success `partial_success` is left unset,
  * as the spec asks (an empty protobuf body, `{}` in JSON); with rejections it carries the count and why.
  */
-export function encodeExportResponse(signal: Signal, encoding: Encoding, rejected: number, message: string): Buffer {
-  const { rejected: key, type } = PARTIAL_FIELDS[signal];
+export function encodeExportResponse(signal: OtlpSignal, encoding: Encoding, rejected: number, message: string): Buffer {
+  const { partialSuccessField: key, responseType: type } = signal;
   if (encoding === 'json') {
     // proto3 JSON writes int64 as a decimal string
     return Buffer.from(rejected > 0 || message ? JSON.stringify({ partialSuccess: { [key]: String(rejected), errorMessage: message } }) : '{}');

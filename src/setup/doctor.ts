@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/log/event-log';
-import { forwardChecks, type ForwardEntry } from './forward-checks';
 import { inspectLog, logProblem } from '../store/log/log-file';
+import { forwardChecks } from './forward-checks';
+import type { HealthReport } from '../model/health';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
@@ -62,7 +63,8 @@ function sameFile(a: string, b: string): boolean {
   return canon(a) === canon(b);
 }
 
-type Health = { status?: unknown; version?: unknown; log?: { path?: unknown }; forward?: ForwardEntry[] };
+/** /health as read over HTTP: another program or another Beacon version may answer, so every field is checked before use. */
+type Health = Partial<HealthReport>;
 
 /** The collector check, and the /health body it read (when it was Beacon's). */
 async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {

@@ -1,16 +1,8 @@
+import type { ForwardHealth } from '../model/health';
 import type { Check } from './doctor';
 
-export interface ForwardEntry {
-  name: string;
-  type: string;
-  state: string;
-  lagRecords: number;
-  lagSeconds: number;
-  lastSuccessAt: string | null;
-  lastError: { message: string; at: string } | null;
-  retention?: string;
-  lostToRetention?: number;
-}
+/** One destination of /health's `forward` list (the one /health type, src/model/health.ts). */
+export type ForwardEntry = ForwardHealth;
 
 /**
  * One check per forward destination, from the collector's `/health` `forward` list: is it

@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { dashboardNotFound, dashboardPlugin, readOnlyLog } from '../../src/dashboard/plugin';
-import { buildReceiver } from '../../src/receiver/server';
 import { EventLog } from '../../src/store/log/event-log';
 import { EventLogWriter } from '../../src/store/writer/event-log-writer';
 import type { EventRow } from '../../src/store/log/row';
@@ -12,6 +10,7 @@ import { searchEvents } from '../../src/store/queries/event-search';
 import { joinToolCalls, type StoredActivity } from '../../src/store/queries/tool-calls';
 import { queryUsage } from '../../src/store/queries/usage';
 import { UsageRollup } from '../../src/store/queries/usage-rollup';
+import { buildCollectorHttp } from '../../src/collector/http';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -30,11 +29,10 @@ function row(i: number, over: Partial<EventRow> & { rec?: Record<string, unknown
 
 async function app(log: string, extra: { token?: string; allowedHosts?: string[] } = {}): Promise<{ app: FastifyInstance; writer: EventLogWriter }> {
   const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
-  const r = buildReceiver({
-    writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxSpansPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
-    pageNotFound: dashboardNotFound,
+  const r = buildCollectorHttp({
+    sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxItemsPerExport: 10_000, maxBytesInFlight: 64 << 20, allowedHosts: extra.allowedHosts,
+    dashboard: { logPath: log, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
   });
-  void r.app.register(dashboardPlugin, { openLog: readOnlyLog(log), health: () => r.health().body, token: extra.token, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } });
   return { app: r.app, writer };
 }
 

@@ -71,7 +71,7 @@ describe('receiver: bad input costs neither good data nor memory', () => {
     const before = rssMb(c.proc.pid!).rss;
     const r = await post(`${c.url}/v1/traces`, emptySpansBody(4_000_000), PB_TYPE);
     assert.equal(r.status, 413);
-    assert.match(Buffer.from(await r.arrayBuffer()).toString('latin1'), /4000000 spans, more than the limit of 10000 per export \(maxSpansPerExport\)/);
+    assert.match(Buffer.from(await r.arrayBuffer()).toString('latin1'), /4000000 spans, more than the limit of 10000 per export \(maxItemsPerExport\)/);
     // the same as JSON: refused before JSON.parse builds 4 million objects
     const json = `{"resourceSpans":[{"scopeSpans":[{"spans":[${Array(4_000_000).fill('{}').join(',')}]}]}]}`;
     const rj = await post(`${c.url}/v1/traces`, json, JSON_TYPE);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, envName, flagHelp, shownDefault } from '../../src/config/config-keys';
+import { readConfigFile, readEnv } from '../../src/config/config';
 import { BEACON_VERSION } from '../../src/model/endpoint';
 import { runBeacon } from '../helpers/daemon';
 import { repoRoot, tempDir } from '../helpers/paths';
@@ -82,6 +83,19 @@ describe('config schema', () => {
     assert.match(env.stderr, /BEACON_LOG_LEVEL must be one of .*info.*got "verbose"/);
     assert.doesNotMatch(env.stderr, /pino|levels/i);
     assert.equal(runBeacon(['prune', '--log', log], { BEACON_RETENTION_MAX_AGE_DAYS: 'ninety' }).status, 1);
+  });
+
+  it('a renamed key is still read under its old name, with a warning (maxSpansPerExport → maxItemsPerExport)', () => {
+    const file = join(tempDir('cfg-'), 'config.json');
+    const warnings: string[] = [];
+    writeFileSync(file, JSON.stringify({ maxSpansPerExport: 500 }));
+    assert.equal(readConfigFile(file, {}, (m) => warnings.push(m)).maxItemsPerExport, 500);
+    writeFileSync(file, JSON.stringify({ collector: { maxSpansPerExport: 600 } }));
+    assert.equal(readConfigFile(file, {}, (m) => warnings.push(m)).maxItemsPerExport, 600);
+    assert.equal(warnings.length, 2);
+    for (const w of warnings) assert.match(w, /"maxSpansPerExport" is now "maxItemsPerExport"/);
+    assert.equal(readEnv({ BEACON_MAX_SPANS_PER_EXPORT: '700' }).maxItemsPerExport, 700);
+    assert.equal(readEnv({ BEACON_MAX_SPANS_PER_EXPORT: '700', BEACON_MAX_ITEMS_PER_EXPORT: '800' }).maxItemsPerExport, 800);
   });
 
   it('every key can be set from its environment variable', () => {

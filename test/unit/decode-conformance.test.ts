@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import protobuf from 'protobufjs';
 import { MAX_ANY_VALUE_DEPTH } from '../../src/receiver/any-value';
-import { decodeJsonLogs, decodeJsonMetrics, decodeJsonTraces } from '../../src/receiver/decode-json';
-import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../../src/receiver/decode-proto';
+import { decodeJsonLogs, decodeProtoLogs } from '../../src/receiver/signals/logs';
+import { decodeJsonMetrics, decodeProtoMetrics } from '../../src/receiver/signals/metrics';
+import { decodeJsonTraces, decodeProtoTraces } from '../../src/receiver/signals/traces';
 import { BeaconError } from '../../src/model/errors';
 import { repoRoot } from '../helpers/paths';
 

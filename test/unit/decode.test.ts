@@ -4,8 +4,9 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { decodeJsonMetrics, decodeJsonTraces } from '../../src/receiver/decode-json';
-import { decodeProtoLogs, decodeProtoMetrics, decodeProtoTraces } from '../../src/receiver/decode-proto';
+import { decodeProtoLogs } from '../../src/receiver/signals/logs';
+import { decodeJsonMetrics, decodeProtoMetrics } from '../../src/receiver/signals/metrics';
+import { decodeJsonTraces, decodeProtoTraces } from '../../src/receiver/signals/traces';
 import { BeaconError } from '../../src/model/errors';
 
 function sdkSpans() {

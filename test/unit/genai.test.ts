@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { spanEvents } from '../../src/sources/dispatch';
 import { primaryContentField } from '../../src/ingest/content-field';
-import { decodeJsonTraces } from '../../src/receiver/decode-json';
+import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { gooseDefaultLoopTurn, gooseStateMachineTurn, hex } from '../helpers/goose-spans';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractLogEvents } from '../../src/sources/goose/log-records';
-import { decodeJsonLogs } from '../../src/receiver/decode-json';
-import { decodeProtoLogs } from '../../src/receiver/decode-proto';
+import { decodeJsonLogs, decodeProtoLogs } from '../../src/receiver/signals/logs';
 import {
   adversary, analysisComplete, approvalRequest, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed,
   toolCallCompleted, userDecision,

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractMetricEvents } from '../../src/sources/goose/metric-points';
 import { formatTimestamp } from '../../src/model/time';
-import { decodeJsonMetrics } from '../../src/receiver/decode-json';
-import { decodeProtoMetrics } from '../../src/receiver/decode-proto';
+import { decodeJsonMetrics, decodeProtoMetrics } from '../../src/receiver/signals/metrics';
 import { encodeMetrics, encodeMetricsJson, findingPoint, gooseMetrics, toolCompletion } from '../helpers/goose-metrics';
 
 const T0 = 1787301000000000000n;

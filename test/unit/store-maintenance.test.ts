@@ -6,10 +6,10 @@ import { afterEach, describe, it } from 'node:test';
 import { spanEventId } from '../../src/model/event-id';
 import { EventLog } from '../../src/store/log/event-log';
 import { EventLogWriter } from '../../src/store/writer/event-log-writer';
-import { healthReport } from '../../src/store/health';
 import { prune } from '../../src/store/maintenance/retention';
 import type { EventRow } from '../../src/store/log/row';
 import { STORE_SCHEMA_VERSION } from '../../src/store/log/schema';
+import { healthReport } from '../../src/collector/health';
 import { tempDir } from '../helpers/paths';
 
 const DAY = 86_400_000_000_000n;

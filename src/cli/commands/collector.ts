@@ -56,7 +56,7 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
       stopping = true;
       const started = Date.now();
       await service.stop();
-      logger.info({ signal, ms: Date.now() - started, ...service.receiver.stats }, 'collector stopped');
+      logger.info({ signal, ms: Date.now() - started, ...service.http.receiver.stats }, 'collector stopped');
       resolve(code);
     };
     // A collector that cannot store exits non-zero, so systemd/launchd restart it.

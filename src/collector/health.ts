@@ -1,27 +1,9 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { WriterHealth } from './writer/event-log-writer';
-import { retentionSupervisor } from './maintenance/retention-runner';
-import type { ThreadError, ThreadStatus } from './writer/thread-supervisor';
-
-export type HealthStatus = 'ok' | 'degraded' | 'unavailable' | 'stopping';
-
-/** The `GET /health` body (the contract doctor, the dashboard and forwarding read). */
-export interface HealthReport {
-  status: HealthStatus;
-  version: string;
-  pid: number;
-  log: { path: string; bytes: number };
-  threads: { writer: ThreadStatus; checkpointer: ThreadStatus; retention: ThreadStatus };
-  queue: { exports: number; bytes: number };
-  checkpoints: { restarts: number; longestRestartMs: number };
-  /** appends acknowledged after an fsync of the WAL (OTLP exports) and without one (hook events) */
-  acknowledged: { fsynced: number; unsynced: number };
-  lastError?: ThreadError;
-  /** the same as queue.exports (kept for readers of the first /health) */
-  pending_exports: number;
-  [counter: string]: unknown;
-}
+import type { ForwardHealth, HealthAnswer, HealthReport, HealthStatus, HookRouteHealth, ReceiverCounters } from '../model/health';
+import type { WriterHealth } from '../store/writer/event-log-writer';
+import { retentionSupervisor } from '../store/maintenance/retention-runner';
+import type { ThreadError } from '../store/writer/thread-supervisor';
 
 /** What the report reads from the collector's writer (`EventLogWriter`). */
 export interface HealthSource {
@@ -35,18 +17,24 @@ export interface HealthInput {
   writer: { readonly pending: number } & Partial<HealthSource>;
   /** the receiver is stopping: new exports get 503 */
   closing: boolean;
-  /** the receiver's counters (exports, spans, inserted…), reported as they are */
-  counters?: Record<string, unknown>;
+  /** the receiver's counters (exports, spans, inserted…); none given (no receiver), zeros */
+  counters?: ReceiverCounters;
   /** bytes in flight as admission counts them (bodies being read and decoded included); none given, 0 */
   queueBytes?: number;
+  /** requests the Host guard refused */
+  hostRefused?: number;
+  hooks?: HookRouteHealth;
+  forward?: ForwardHealth[];
 }
+
+const NO_COUNTERS: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, rejected: 0, spans: 0, logRecords: 0, metricPoints: 0, rejectedSpans: 0, rejectedLogRecords: 0, rejectedDataPoints: 0 };
 
 /**
  * The collector's health: HTTP 200 while it can store ('ok', or 'degraded' when a maintenance
  * thread is down or the writer is recovering), 503 when it cannot ('unavailable': the writer is
  * backing off after a failure or has given up; 'stopping').
  */
-export function healthReport(input: HealthInput): { httpStatus: number; body: HealthReport } {
+export function healthReport(input: HealthInput): HealthAnswer {
   const w = input.writer.health?.() ?? bareHealth(input.writer.pending);
   const retention = retentionSupervisor.snapshot;
   const threads = { ...w.threads, retention };
@@ -56,7 +44,11 @@ export function healthReport(input: HealthInput): { httpStatus: number; body: He
     .filter((e): e is ThreadError => e !== undefined)
     .sort((a, b) => b.at.localeCompare(a.at))[0];
   const body: HealthReport = {
-    ...input.counters,
+    ...(input.counters ?? NO_COUNTERS),
+    bytes_in_flight: input.queueBytes ?? 0,
+    host_refused: input.hostRefused ?? 0,
+    ...(input.hooks ? { hooks: input.hooks } : {}),
+    ...(input.forward ? { forward: input.forward } : {}),
     status,
     version: BEACON_VERSION,
     pid: process.pid,
@@ -82,9 +74,4 @@ function fileBytes(path: string): number {
   } catch {
     return 0;
   }
-}
-
-/** Writes a report as the HTTP reply (any reply object with code/send: fastify's). */
-export function sendHealth<R extends { code(n: number): R; send(b: unknown): R }>(reply: R, r: { httpStatus: number; body: HealthReport }): R {
-  return reply.code(r.httpStatus).send(r.body);
 }

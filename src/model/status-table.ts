@@ -1,7 +1,9 @@
-import type { BeaconErrorCode } from '../model/errors';
+import type { BeaconErrorCode } from './errors';
 
 /**
- * The one place Beacon errors become HTTP statuses. gRPC codes follow the Collector's mapping
+ * The one place Beacon errors become HTTP statuses, for every route of the collector (OTLP, hooks,
+ * dashboard, health): here in model because the hook route and the dashboard, ranked beside and
+ * below the receiver, answer with it too. gRPC codes follow the Collector's mapping
  * (400→3 InvalidArgument, 404→12 Unimplemented-like, 429→8 ResourceExhausted, 503→14 Unavailable,
  * 500→13 Internal). An oversized body is bad data to gRPC (3) but 413 to HTTP, as the OTLP spec requires.
  * Only 429 and 503 are retryable by OTLP exporters; everything else is final.
@@ -11,9 +13,11 @@ export const STATUS_TABLE: Record<BeaconErrorCode, { http: number; grpc: number 
   unsupported_encoding: { http: 400, grpc: 3 },
   usage: { http: 400, grpc: 3 },
   host_not_allowed: { http: 403, grpc: 7 },
+  unauthorized: { http: 401, grpc: 16 },
   forbidden: { http: 403, grpc: 7 },
   not_found: { http: 404, grpc: 12 },
   method_not_allowed: { http: 405, grpc: 12 },
+  conflict: { http: 409, grpc: 9 },
   payload_too_large: { http: 413, grpc: 3 },
   unsupported_media_type: { http: 415, grpc: 3 },
   overloaded: { http: 429, grpc: 8 },

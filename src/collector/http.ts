@@ -1,0 +1,155 @@
+import net from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { QueuedEventSink } from '../ingest/sink';
+import { BeaconError, isBeaconError } from '../model/errors';
+import type { ForwardHealth, HealthAnswer } from '../model/health';
+import { STATUS_TABLE } from '../model/status-table';
+import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
+import { encodingOf } from '../receiver/body';
+import { otlpReceiver, routePath, type OtlpReceiver } from '../receiver/plugin';
+import { RefusalLog } from '../receiver/refusal-log';
+import { MEDIA_TYPES, encodeStatus } from '../receiver/reply';
+import { hookRoute, type HookRouteOptions } from '../hooks/route';
+import { healthReport, type HealthSource } from './health';
+import { installHostGuard } from './host-guard';
+
+export interface CollectorHttpOptions {
+  /** the writer thread (or any queued sink): OTLP exports go there, and /health reads it */
+  sink: QueuedEventSink & Partial<HealthSource>;
+  logger: Logger;
+  maxBodyBytes: number;
+  maxPendingExports: number;
+  /** most spans, log records or data points in one export; more → 413 */
+  maxItemsPerExport: number;
+  maxBytesInFlight: number;
+  /** after close(): how long open connections may take before they are cut (default 10 s) */
+  closeGraceMs?: number;
+  /** names besides loopback the Host header may carry (config `allowedHosts`) */
+  allowedHosts?: readonly string[];
+  /** the hook fast path (the collector serves it; tests of the OTLP path need not) */
+  hooks?: HookRouteOptions;
+  /** the dashboard at / (the collector serves it; tests of the OTLP path need not) */
+  dashboard?: Omit<DashboardOptions, 'health' | 'openLog'> & { logPath: string };
+  /** forwarding's destinations for /health, when forwarding runs */
+  forwardStatus?: () => ForwardHealth[];
+}
+
+export interface CollectorHttp {
+  app: FastifyInstance;
+  receiver: OtlpReceiver;
+  /** what /health answers now (the dashboard shows the same report) */
+  health(): HealthAnswer;
+  /**
+   * Shutdown as the README promises: no new connections from now on; every request already
+   * received is answered (200 after its commit, or 503 + Retry-After), none is reset; resolves when
+   * every connection is closed. The writer is closed after this, by the caller.
+   */
+  close(): Promise<void>;
+  /** requests being handled, and bytes held by exports in flight (admission) */
+  inFlight(): { exports: number; bytes: number };
+}
+
+/**
+ * The collector's one HTTP app: the Host guard, then the OTLP receiver, the hook route, the
+ * dashboard and /health, each a plugin; one error handler (a BeaconError's status from the one
+ * table, a google.rpc.Status body in the request's encoding) and one 404.
+ */
+export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp {
+  const { logger } = options;
+  const app = Fastify({ logger: false, return503OnClosing: false });
+  let closing = false;
+  let handling = 0;
+  let lastRequestAt = 0;
+  const refusals = new RefusalLog(logger);
+  app.addHook('onClose', async () => refusals.flush());
+
+  const hostGuard = installHostGuard(app, options.allowedHosts ?? []); // first: a foreign Host reaches no route
+  app.addHook('onRequest', async (_req, reply) => {
+    handling++;
+    lastRequestAt = Date.now();
+    reply.raw.once('close', () => handling--);
+  });
+  // While stopping, every reply closes its connection: a keep-alive socket left open would hold
+  // the shutdown for the client's whole keep-alive timeout.
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
+  const receiver = otlpReceiver({ ...options, isClosing: () => closing });
+  const health = (): HealthAnswer =>
+    healthReport({
+      writer: options.sink,
+      closing,
+      counters: receiver.stats,
+      queueBytes: receiver.bytesInFlight(),
+      hostRefused: hostGuard.refused,
+      ...(options.hooks ? { hooks: options.hooks.stats } : {}),
+      ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
+    });
+  void app.register(receiver.plugin);
+  if (options.hooks) void app.register(hookRoute, options.hooks);
+  if (options.dashboard) {
+    const { logPath, ...dashboard } = options.dashboard;
+    void app.register(dashboardPlugin, { ...dashboard, openLog: readOnlyLog(logPath), health: () => health().body });
+  }
+  app.get('/health', async (_req, reply) => {
+    const r = health();
+    return reply.code(r.httpStatus).send(r.body);
+  });
+
+  app.setNotFoundHandler(async (req, reply) => {
+    if (options.dashboard && dashboardNotFound(req, reply)) return reply;
+    const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
+    throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
+  });
+
+  app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    const e = toBeaconError(err);
+    const { http, grpc } = STATUS_TABLE[e.code];
+    if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
+    else refusals.note(http, e.code, routePath(req));
+    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+    if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
+    return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));
+  });
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closing = true;
+    return closeGracefully(app, () => handling > 0 || Date.now() - lastRequestAt < 250, options.closeGraceMs ?? 10_000);
+  };
+
+  return {
+    app,
+    receiver,
+    health,
+    close: () => (closed ??= close()),
+    inFlight: () => ({ exports: handling, bytes: receiver.bytesInFlight() }),
+  };
+}
+
+/**
+ * No new connections from here on (they are refused). The open ones stay open, unlike
+ * http.Server#close, which also drops idle keep-alive sockets at once — and with them a request the
+ * client has just sent on one. `busy` until what is in flight is answered and no request came for a
+ * moment (a client that just got a 503 on one socket may still send on another); then idle sockets
+ * are closed, and any still open after the grace are cut.
+ */
+async function closeGracefully(app: FastifyInstance, busy: () => boolean, graceMs: number): Promise<void> {
+  if (app.server.listening) net.Server.prototype.close.call(app.server);
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && busy()) await new Promise((r) => setTimeout(r, 25));
+  const force = setTimeout(() => app.server.closeAllConnections(), Math.max(0, deadline - Date.now()));
+  await app.close();
+  clearTimeout(force);
+}
+
+/** Fastify's own failures (an invalid Content-Type header, a hook body over its limit) mapped onto Beacon's codes. */
+function toBeaconError(err: Error & { code?: string; statusCode?: number }): BeaconError {
+  if (isBeaconError(err)) return err;
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new BeaconError('unsupported_media_type', '415 unsupported media type, supported: [application/json, application/x-protobuf]');
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return new BeaconError('bad_data', err.message);
+  return new BeaconError('internal', err.message, { cause: err });
+}
+

@@ -1,0 +1,99 @@
+/**
+ * The `GET /health` document, declared once: the collector writes it (src/collector/health.ts), the
+ * dashboard shows it (through the collector's report function, never a request to itself), doctor
+ * and forwarding checks read it over HTTP. Doctor may reach another program or another Beacon
+ * version, so it reads a `Partial` and checks each field it uses.
+ */
+export type HealthStatus = 'ok' | 'degraded' | 'unavailable' | 'stopping';
+
+export interface HealthError {
+  message: string;
+  /** RFC 3339 */
+  at: string;
+}
+
+/** A supervised thread (the store's writer, checkpointer, retention). */
+export interface ThreadHealth {
+  state: 'idle' | 'running' | 'restarting' | 'failed';
+  /** starts after the first one that followed a failure */
+  restarts: number;
+  lastError?: HealthError;
+}
+
+/** Requests on the hook route: received, and refused by why (each refusal is a BeaconError code's reason). */
+export interface HookRouteHealth {
+  received: number;
+  refused: Record<'token' | 'content_type' | 'origin' | 'host' | 'wrong_log', number>;
+}
+
+/**
+ * One entry of the `forward` list (the contract in BRIEF.md: name, type, lagRecords, lagSeconds,
+ * lastSuccessAt, lastError), plus what doctor and the dashboard need to explain it.
+ */
+export interface ForwardHealth {
+  name: string;
+  /** a destination type's name (src/forward/registry.ts): a new type needs no change here */
+  type: string;
+  /** the worker's state (idle, sending, retrying, paused), or starting / restarting / failed from its supervisor */
+  state: 'idle' | 'sending' | 'retrying' | 'paused' | 'starting' | 'restarting' | 'failed';
+  /** committed events not yet acknowledged by this destination */
+  lagRecords: number;
+  /** age of the oldest of them (its event time), 0 when none */
+  lagSeconds: number;
+  lastSuccessAt: string | null;
+  lastError: HealthError | null;
+  cursor: string;
+  forwarded: number;
+  rejected: number;
+  retries: number;
+  /** `holding`: past the age limit, kept for this destination; `at-risk`: the size limit may prune unsent events */
+  retention: 'ok' | 'holding' | 'at-risk';
+  /** unsent events the size limit pruned (since the collector started) */
+  lostToRetention: number;
+}
+
+/**
+ * The receiver's counters: exports, events stored and duplicates; per signal the items received
+ * (`spans`, `logRecords`, `metricPoints`) and refused (`rejectedSpans`, `rejectedLogRecords`,
+ * `rejectedDataPoints`: the OTLP partial-success names); `rejected` is all items refused.
+ */
+export interface ReceiverCounters {
+  exports: number;
+  inserted: number;
+  duplicates: number;
+  rejected: number;
+  spans: number;
+  logRecords: number;
+  metricPoints: number;
+  rejectedSpans: number;
+  rejectedLogRecords: number;
+  rejectedDataPoints: number;
+}
+
+export interface HealthReport extends ReceiverCounters {
+  status: HealthStatus;
+  version: string;
+  pid: number;
+  log: { path: string; bytes: number };
+  threads: { writer: ThreadHealth; checkpointer: ThreadHealth; retention: ThreadHealth };
+  queue: { exports: number; bytes: number };
+  checkpoints: { restarts: number; longestRestartMs: number };
+  /** appends acknowledged after an fsync of the WAL (OTLP exports) and without one (hook events) */
+  acknowledged: { fsynced: number; unsynced: number };
+  lastError?: HealthError;
+  /** the same as queue.exports (kept for readers of the first /health) */
+  pending_exports: number;
+  /** bytes admission holds for exports in flight (the same as queue.bytes) */
+  bytes_in_flight: number;
+  /** requests refused for a Host header that is not this machine's (DNS rebinding defence) */
+  host_refused: number;
+  hooks?: HookRouteHealth;
+  /** one entry per forward destination; absent when none is configured */
+  forward?: ForwardHealth[];
+}
+
+/** The report and the HTTP status it is served with: 200 while the collector can store, 503 when it cannot. */
+export interface HealthAnswer {
+  httpStatus: number;
+  body: HealthReport;
+}
