@@ -10,3 +10,6 @@ import type { Source } from './source';
 
 /** Every agent Beacon reads, first match wins; plain GenAI semantic conventions last, for the rest. */
 export const SOURCES: readonly Source[] = [goose, claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, otelGenAi];
+
+/** The harness names of the agents Beacon has a source for (filters and pickers offer these). */
+export const AGENT_HARNESSES: readonly string[] = SOURCES.filter((s) => s.harness !== 'otel').map((s) => s.harness);

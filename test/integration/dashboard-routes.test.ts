@@ -49,6 +49,7 @@ describe('dashboard routes (fastify inject)', () => {
     rows.push(row(202, { action: 'approval.denied', toolCallId: 'c1', rec: { policy: { decision: 'deny', reason: HOSTILE } } }));
     rows.push(row(203, { action: 'file.modified', method: 'otlp', sessionId: 's2', rec: { file: { path: `a/${HOSTILE}`, diff: `--- a\n+++ b\n@@ -1 +1 @@\n-x\n+${HOSTILE}\n` } } }));
     rows.push(row(204, { action: 'model.invoked', method: 'otlp', sessionId: 's2', model: 'gpt-5.4', provider: 'openai', inputTokens: 1000, outputTokens: 10, rec: { model: 'gpt-5.4' } }));
+    rows.push(row(205, { action: 'model.invoked', method: 'otlp', harness: 'claude-code', sessionId: 's3', model: 'claude-sonnet-4-5', provider: 'anthropic', inputTokens: 1200, outputTokens: 40, costUsd: 0.0044775, rec: { model: 'claude-sonnet-4-5', harness: { name: 'claude-code', collection_method: 'otlp' } } }));
     l.append(rows);
     l.close();
     ({ app: server, writer } = await app(log));
@@ -139,7 +140,7 @@ describe('dashboard routes (fastify inject)', () => {
     const q = await get('/events?q=STEP11');
     assert.deepEqual([...q.body.matchAll(/<code>make (step\d+)<\/code>/g)].map((m) => m[1]), ['step119', 'step118', 'step117', 'step116', 'step115', 'step114', 'step113', 'step112', 'step111', 'step110', 'step11']);
     const otlp = await get('/events?method=otlp');
-    assert.equal([...otlp.body.matchAll(/<tr data-seq=/g)].length, 2);
+    assert.equal([...otlp.body.matchAll(/<tr data-seq=/g)].length, 3, "s2's two records and claude-code's model call");
     const s2 = await get('/events?session=s2');
     assert.equal([...s2.body.matchAll(/<tr data-seq=/g)].length, 2);
     const byModel = await get('/sessions?since=all&model=gpt-5.4');
@@ -148,6 +149,21 @@ describe('dashboard routes (fastify inject)', () => {
     assert.deepEqual([...byRepo.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s1']);
     const bad = await get('/events?since=yesterday');
     assert.equal(bad.statusCode, 400);
+  });
+
+  it('the agent everywhere: an events filter and column, tokens filtered and grouped by agent', async () => {
+    const claude = await get('/events?harness=claude-code');
+    assert.equal([...claude.body.matchAll(/<tr data-seq=/g)].length, 1);
+    assert.match(claude.body, /<option value="claude-code" selected>claude-code<\/option>/);
+    const all = await get('/events?action=model.invoked');
+    assert.deepEqual([...all.body.matchAll(/<td><a href="\/events\?[^"]*harness=[^"]*">([^<]+)<\/a><\/td>/g)].map((m) => m[1]), ['claude-code', 'goose']);
+    const tokens = await get('/tokens?since=all');
+    const byAgent = /<table class="usage" data-by="By agent">(.*?)<\/table>/s.exec(tokens.body)?.[1] ?? '';
+    assert.match(byAgent, /claude-code/);
+    assert.match(byAgent, /goose/);
+    const onlyClaude = await get('/tokens?since=all&harness=claude-code');
+    assert.match(onlyClaude.body, /<div class="big" id="total-tokens">1,240<\/div>|<div class="big" id="total-tokens">1\.2 k<\/div>|<div class="big" id="total-tokens">1\.24 k<\/div>/);
+    assert.doesNotMatch(/<table class="usage" data-by="By agent">(.*?)<\/table>/s.exec(onlyClaude.body)?.[1] ?? '', /goose/);
   });
 
   it('the JSONL download holds exactly the filtered events, as runtime.jsonl lines', async () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { spanEvents } from '../../src/sources/dispatch';
+import { logEvents, spanEvents } from '../../src/sources/dispatch';
+import { decodeProtoLogs } from '../../src/receiver/signals/logs';
 import { EventLog } from '../../src/store/log/event-log';
 import { decodeJsonTraces } from '../../src/receiver/signals/traces';
 import { toRows } from '../../src/ingest/rows';
@@ -11,7 +12,7 @@ import { streamRecord } from '../../src/sources/goose/stream-record';
 import { runBeacon } from '../helpers/daemon';
 import { gooseDefaultLoopTurn, hex } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
-import { tempDir } from '../helpers/paths';
+import { repoRoot, tempDir } from '../helpers/paths';
 
 /** Stores spans exactly as the collector would (decode → extract → redact → rows). */
 function storeSpans(log: EventLog, req: object): void {
@@ -105,5 +106,32 @@ describe('beacon token-usage', () => {
     assert.match(r.stdout, /stream reports: 1/);
     const widths = new Set(lines.slice(0, 4).map((l) => l.length));
     assert.equal(widths.size, 1, 'aligned columns');
+  });
+});
+
+describe('beacon token-usage across agents', () => {
+  it('--by harness names each agent; --harness picks one; each agent\'s tokens are its own semantics made disjoint', () => {
+    const home = tempDir('usage-agents-');
+    const path = join(home, 'events.db');
+    const log = EventLog.open(path);
+    storeSpans(log, traceRequest(gooseDefaultLoopTurn({ sessionId: 'g1', start: DAY1 }).spans));
+    // Claude Code's real export (its input excludes the cache) and Codex's (includes it).
+    const fixture = (agent: string, file: string) => readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', agent, file));
+    log.append(toRows(logEvents(decodeProtoLogs(fixture('claude', '2-logs.pb'))).events).rows);
+    log.append(toRows(logEvents(decodeProtoLogs(fixture('codex', '4-logs.pb'))).events).rows);
+    log.close();
+    const usage = (args: string[]) => {
+      const r = runBeacon(['token-usage', '--log', path, '--json', ...args], { HOME: home });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const byHarness = usage(['--by', 'harness']);
+    assert.deepEqual(byHarness.groups.map((g: { key: string; model_calls: number }) => [g.key, g.model_calls]).sort(), [['claude-code', 2], ['codex', 2], ['goose', 2]]);
+    assert.deepEqual(usage(['--harness', 'claude-code']).totals.usage, { input_tokens: 2700, output_tokens: 65, cache_read_input_tokens: 1300, cache_creation_input_tokens: 70, reasoning_output_tokens: 0 });
+    assert.deepEqual(usage(['--harness', 'codex']).totals.usage, { input_tokens: 1400, output_tokens: 65, cache_read_input_tokens: 1300, cache_creation_input_tokens: 0, reasoning_output_tokens: 13 });
+    const table = runBeacon(['token-usage', '--log', path, '--by', 'harness'], { HOME: home });
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /claude-code/);
+    assert.match(table.stdout, /codex/);
   });
 });

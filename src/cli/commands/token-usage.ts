@@ -18,8 +18,8 @@ const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
 
 export const spec = {
   name: 'beacon token-usage',
-  summary: 'tokens and cost per model, session, provider, day, week or month',
-  usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|hour|day|week|month] [--top N] [--json] [--utc]',
+  summary: 'tokens and cost per model, session, provider, agent, day, week or month',
+  usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|harness|hour|day|week|month] [--top N] [--json] [--utc]',
   description: `Tokens per model call, in disjoint buckets (input, output, cache read, cache write; reasoning is
 part of output), with the cost a runtime reported (if any) and a list-price estimate from the price
 catalog shipped with Beacon, always apart. Hours, days, weeks (ISO, from Monday) and months are
@@ -30,8 +30,8 @@ in your local zone (--utc: UTC); T as in beacon events --help.`,
     until: { type: 'string', arg: 'T', help: 'model calls before T' },
     session: { type: 'string', arg: 'ID', help: 'only this session' },
     model: { type: 'string', arg: 'M', help: 'only this model (or its dated versions)' },
-    harness: { type: 'string', arg: 'H', help: 'only this harness (goose)' },
-    by: { type: 'string', arg: 'G', help: 'group by model (default), session, provider, hour, day, week or month' },
+    harness: { type: 'string', arg: 'H', help: 'only this agent (goose, claude-code, codex, gemini-cli, qwen-code, opencode, copilot-cli…)' },
+    by: { type: 'string', arg: 'G', help: 'group by model (default), session, provider, harness (the agent), hour, day, week or month' },
     top: { type: 'string', arg: 'N', help: 'the N largest groups, the rest summed in one "others" row (0 = all)' },
     json: { type: 'boolean', help: 'the report as one JSON document (schema beacon.token-usage/v1)' },
     utc: { type: 'boolean', help: 'calendar groups in UTC instead of the local zone' },

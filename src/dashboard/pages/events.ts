@@ -7,6 +7,7 @@ import { summarize } from './describe';
 import { sinceSelect, timeWindow } from './sessions';
 import { parseCursor } from './timeline';
 import type { Page, PageContent } from '../page';
+import { AGENT_HARNESSES } from '../../sources/registry';
 
 export const eventsPage: Page = { name: 'events', path: '/events', nav: { label: 'Events' }, render: renderEvents };
 
@@ -18,10 +19,10 @@ const PAGE = 50;
 export function eventSearchOf(q: Query, nowMs: number): { search: EventSearch; keep: Record<string, string | undefined>; error?: string } {
   const w = timeWindow(q, nowMs, 'all');
   const search: EventSearch = {
-    q: param(q, 'q'), action: param(q, 'action'), method: param(q, 'method'), sessionId: param(q, 'session'), model: param(q, 'model'), tool: param(q, 'tool'),
+    q: param(q, 'q'), action: param(q, 'action'), method: param(q, 'method'), harness: param(q, 'harness'), sessionId: param(q, 'session'), model: param(q, 'model'), tool: param(q, 'tool'),
     sinceNs: w.sinceNs, untilNs: w.untilNs,
   };
-  const keep = { q: search.q, action: search.action, method: search.method, session: search.sessionId, model: search.model, tool: search.tool, since: w.since === 'all' ? undefined : w.since, until: param(q, 'until') };
+  const keep = { q: search.q, action: search.action, method: search.method, harness: search.harness, session: search.sessionId, model: search.model, tool: search.tool, since: w.since === 'all' ? undefined : w.since, until: param(q, 'until') };
   return { search, keep, error: w.error };
 }
 
@@ -40,7 +41,8 @@ function renderEvents(ctx: DashboardContext, q: Query): PageContent {
       /* shown raw below */
     }
     const session = (r as { session?: { id?: string } }).session?.id;
-    return html`<tr data-seq="${e.seq}"><td><time datetime="${isoTime(e.tsNs)}">${fmtTime(e.tsNs)}</time></td><td><a href="${href('/events', { ...keep, action: e.action })}">${e.action}</a></td><td>${e.method}</td>
+    const agent = (r as { harness?: { name?: string } }).harness?.name;
+    return html`<tr data-seq="${e.seq}"><td><time datetime="${isoTime(e.tsNs)}">${fmtTime(e.tsNs)}</time></td><td><a href="${href('/events', { ...keep, action: e.action })}">${e.action}</a></td><td>${agent ? html`<a href="${href('/events', { ...keep, harness: agent })}">${agent}</a>` : '—'}</td><td>${e.method}</td>
 <td>${session ? html`<a href="${href('/session', { id: session })}"><code>${session.length > 24 ? `${session.slice(0, 24)}…` : session}</code></a>` : '—'}</td>
 <td>${summarize(e.action, r)}<details><summary>event</summary><pre>${JSON.stringify(r, null, 2)}</pre></details></td></tr>`;
   });
@@ -48,6 +50,7 @@ function renderEvents(ctx: DashboardContext, q: Query): PageContent {
 <form class="filters" method="get" action="/events">
 <label>search<input name="q" type="search" value="${search.q ?? ''}" placeholder="text in any field"></label>
 ${select('action', 'action', ACTIONS, search.action)}
+${select('harness', 'agent', [...AGENT_HARNESSES], search.harness)}
 ${select('method', 'collection path', METHODS, search.method)}
 <label>session<input name="session" value="${search.sessionId ?? ''}"></label>
 <label>model<input name="model" value="${search.model ?? ''}"></label>
@@ -58,8 +61,8 @@ ${sinceSelect(keep.since ?? 'all')}
 </form>
 <p class="muted">Newest first, ${PAGE} per page; a page reads at most ${fmtInt(SEARCH_SCAN_BUDGET)} events of the log, so a rare match may take several pages.</p>
 ${page.budgetExhausted ? html`<p class="note">Read ${fmtInt(page.scanned)} events back to ${fmtTime(page.next!.tsNs)} with ${page.events.length} match${page.events.length === 1 ? '' : 'es'} so far. <a href="${href('/events', { ...keep, before: `${page.next!.tsNs}.${page.next!.seq}` })}">search older events →</a></p>` : ''}
-<table id="events"><thead><tr><th>time (UTC)</th><th>action</th><th>path</th><th>session</th><th>what</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="5" class="muted">No matching events${before ? ' in this range' : ''}.</td></tr>`}</tbody></table>
+<table id="events"><thead><tr><th>time (UTC)</th><th>action</th><th>agent</th><th>path</th><th>session</th><th>what</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6" class="muted">No matching events${before ? ' in this range' : ''}.</td></tr>`}</tbody></table>
 <div class="pager">${before ? html`<a href="${href('/events', keep)}">← newest</a>` : ''}${page.next ? html`<a href="${href('/events', { ...keep, before: `${page.next.tsNs}.${page.next.seq}` })}" rel="next">older →</a>` : html`<span class="muted">end of the log</span>`}</div>`;
   return { title: 'Events', body };
 }

@@ -7,6 +7,7 @@ import { fmtInt, fmtTokens, fmtUsd } from '../format';
 import { href, html } from '../html';
 import { sinceSelect, timeWindow } from './sessions';
 import type { Page, PageContent } from '../page';
+import { AGENT_HARNESSES } from '../../sources/registry';
 
 export const tokensPage: Page = { name: 'tokens', path: '/tokens', nav: { label: 'Tokens & cost' }, render: renderTokens };
 
@@ -36,7 +37,8 @@ function renderTokens(ctx: DashboardContext, q: Query): PageContent {
   const bucket: Bucket = bucketParam && BUCKETS.includes(bucketParam) ? bucketParam : w.since === '24h' ? 'hour' : 'day';
   const model = param(q, 'model');
   const session = param(q, 'session');
-  const filter = { sinceNs: w.sinceNs, untilNs: w.untilNs, model, sessionId: session };
+  const harness = param(q, 'harness');
+  const filter = { sinceNs: w.sinceNs, untilNs: w.untilNs, model, sessionId: session, harness };
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
 
   const timeRows = ctx.usage.query(filter, bucket === 'hour' ? 'hour' : 'day');
@@ -44,6 +46,7 @@ function renderTokens(ctx: DashboardContext, q: Query): PageContent {
   const buckets = [...byBucket.values()].sort((a, b) => a.key.localeCompare(b.key));
   const byModel = pricer.group(timeRows, (r) => `${r.model ?? '(no model)'}${r.provider ? ` (${r.provider})` : ''}`);
   const byProvider = pricer.group(timeRows, (r) => r.provider ?? '(none)');
+  const byAgent = pricer.group(ctx.usage.query(filter, 'harness'), (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const total = pricer.total(timeRows);
   const sessionRows = ctx.usage.query(filter, 'session');
   const bySession = pricer.group(sessionRows, (r) => (r.grp === null ? '(none)' : String(r.grp)));
@@ -51,7 +54,7 @@ function renderTokens(ctx: DashboardContext, q: Query): PageContent {
   for (const id of bySession.keys()) repoOf.set(id, sessionOrigin(ctx.db, id).repository ?? '(not recorded)');
   const byRepo = pricer.group(sessionRows, (r) => repoOf.get(r.grp === null ? '(none)' : String(r.grp)) ?? '(not recorded)');
 
-  const keep = { since: w.since, until: param(q, 'until'), model, session, bucket };
+  const keep = { since: w.since, until: param(q, 'until'), model, session, harness, bucket };
   const unpriced = [...new Set(total.unpricedModels)];
   const table = (title: string, groups: PricedGroup[], link?: (g: PricedGroup) => string, top = 0, byTokens = true) => {
     const list = byTokens ? groups.sort((a, b) => tok(b) - tok(a)) : groups;
@@ -66,17 +69,19 @@ ${sinceSelect(w.since)}
 <label>bucket<select name="bucket">${BUCKETS.map((b) => html`<option value="${b}"${b === bucket ? html` selected` : ''}>${b}</option>`)}</select></label>
 <label>model<input name="model" value="${model ?? ''}"></label>
 <label>session<input name="session" value="${session ?? ''}"></label>
+<label>agent<select name="harness"><option value="">any</option>${AGENT_HARNESSES.map((h) => html`<option value="${h}"${h === harness ? html` selected` : ''}>${h}</option>`)}${harness && !AGENT_HARNESSES.includes(harness) ? html`<option value="${harness}" selected>${harness}</option>` : ''}</select></label>
 <button type="submit">Apply</button> <a href="/tokens">reset</a>
 </form>
 <div class="grid3">
 <div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model calls)</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
-<div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">goose reports no cost over OTLP</div></div>
+<div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">the agent's own cost figure (Claude Code's <code>cost_usd</code>); goose reports none over OTLP</div></div>
 <div class="card"><div class="sub">list-price estimate</div><div class="big" id="total-estimate">${fmtUsd(total.estimatedCost)}</div><div class="sub">from Beacon's price catalog ${ctx.catalog.source.content_as_of}; standard tier, cache writes at the 5-minute rate</div></div>
 </div>
 ${unpriced.length ? html`<p class="note" id="unpriced">Unpriced: ${fmtInt(total.unpricedCalls)} model calls of ${unpriced.map((m, i) => html`${i ? ', ' : ''}<code>${m}</code>`)} — not in the catalog (or ambiguous there), so not in the estimate. Add prices to your overrides file.</p>` : ''}
 <h2>Tokens per ${bucket} (UTC)</h2>
 ${stackedBars(buckets.map((b) => ({ label: b.key, values: [b.input, b.output, b.cacheRead, b.cacheWrite] })))}
 ${table('By model', [...byModel.values()], (g) => href('/tokens', { ...keep, model: g.key.replace(/ \(.*\)$/, '') }))}
+${table('By agent', [...byAgent.values()], (g) => href('/tokens', { ...keep, harness: g.key }))}
 ${table('By provider', [...byProvider.values()])}
 ${table('By repository', [...byRepo.values()], (g) => href('/sessions', { since: w.since, repository: g.key }))}
 ${table('By session', [...bySession.values()], (g) => href('/session', { id: g.key }), 20)}

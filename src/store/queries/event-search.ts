@@ -7,6 +7,8 @@ export interface EventSearch {
   q?: string;
   action?: string;
   method?: string;
+  /** the agent (harness.name: goose, claude-code, codex…) */
+  harness?: string;
   sessionId?: string;
   /** exact model, or a prefix of it */
   model?: string;
@@ -46,12 +48,13 @@ export function searchEvents(db: Database.Database, s: EventSearch, opts: { befo
   const fparams: unknown[] = [];
   if (s.action !== undefined) (filters.push('action = ?'), fparams.push(s.action));
   if (s.method !== undefined) (filters.push('method = ?'), fparams.push(s.method));
+  if (s.harness !== undefined) (filters.push('harness = ?'), fparams.push(s.harness));
   if (s.model !== undefined) (filters.push('substr(model, 1, length(?)) = ?'), fparams.push(s.model, s.model));
   // LIKE is case-insensitive for ASCII, as a search box is; the needle's own % and _ are literal.
   if (s.q !== undefined) (filters.push("record LIKE ? ESCAPE '\\'"), fparams.push(`%${s.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
   if (s.tool !== undefined) (filters.push('instr(record, ?) > 0'), fparams.push(`"name":${JSON.stringify(s.tool)}`));
-  // The window carries every column a filter below reads (model) besides those the page shows.
-  const win = `SELECT ${ACTIVITY_COLUMNS}, model FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT ?`;
+  // The window carries every column a filter below reads (model, harness) besides those the page shows.
+  const win = `SELECT ${ACTIVITY_COLUMNS}, model, harness FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT ?`;
   const rows = db
     .prepare(`SELECT ${ACTIVITY_FIELDS.join(', ')} FROM (${win}) ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''} LIMIT ?`)
     .safeIntegers(true)

@@ -9,10 +9,11 @@ const HOUR_NS = QUARTER_HOUR_NS;
 interface Cell extends UsageRow {
   hour: number;
   session: string | null;
+  harness: string;
 }
 
 /**
- * Model-call usage per (quarter hour, session, model, provider), kept in memory and brought up to date
+ * Model-call usage per (quarter hour, session, harness, model, provider), kept in memory and brought up to date
  * from the rows committed since the last read (a rowid range), so a dashboard page sums a few
  * thousand cells instead of reading the usage index of a million events on every request. The
  * first read builds it from the usage index; retention (the oldest sequence moving) rebuilds it.
@@ -37,10 +38,10 @@ export class UsageRollup {
       const fresh = this.lastSeq < 0n;
       if (fresh) this.cells.clear();
       const sql = fresh
-        ? `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${USAGE_SUMS_SQL} FROM events ${hasIndex(this.db, 'events_usage') ? 'INDEXED BY events_usage' : ''}
-           WHERE action = 'model.invoked' AND seq <= ? GROUP BY hour, session, model, provider`
-        : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, model, provider, ${USAGE_SUMS_SQL} FROM events
-           WHERE seq > ? AND seq <= ? AND action = 'model.invoked' GROUP BY hour, session, model, provider`;
+        ? `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, harness, model, provider, ${USAGE_SUMS_SQL} FROM events ${hasIndex(this.db, 'events_usage') ? 'INDEXED BY events_usage' : ''}
+           WHERE action = 'model.invoked' AND seq <= ? GROUP BY hour, session, harness, model, provider`
+        : `SELECT ts_ns / ${HOUR_NS} AS hour, session_id AS session, harness, model, provider, ${USAGE_SUMS_SQL} FROM events
+           WHERE seq > ? AND seq <= ? AND action = 'model.invoked' GROUP BY hour, session, harness, model, provider`;
       const flat = (fresh ? this.db.prepare(sql).all(bounds.hi) : this.db.prepare(sql).all(this.lastSeq, bounds.hi)) as Record<string, unknown>[];
       for (const f of flat) this.merge(usageRowOf({ ...f, grp: null }) as unknown as Cell);
       this.lastSeq = bounds.hi;
@@ -49,7 +50,7 @@ export class UsageRollup {
   }
 
   private merge(r: Cell): void {
-    const key = `${r.hour}\u0000${r.session}\u0000${r.model}\u0000${r.provider}`;
+    const key = `${r.hour}\u0000${r.session}\u0000${r.harness}\u0000${r.model}\u0000${r.provider}`;
     const c = this.cells.get(key);
     if (!c) this.cells.set(key, r);
     else addUsage(c, r);
@@ -65,12 +66,13 @@ export class UsageRollup {
       if (sinceHour !== undefined && c.hour < sinceHour) continue;
       if (untilHour !== undefined && c.hour >= untilHour) continue;
       if (filter.sessionId !== undefined && c.session !== filter.sessionId) continue;
+      if (filter.harness !== undefined && c.harness !== filter.harness) continue;
       if (filter.model !== undefined && !(c.model !== null && c.model.startsWith(filter.model))) continue;
-      const grp = by === 'session' ? c.session : by === 'model' ? c.model : by === 'provider' ? c.provider : c.hour;
+      const grp = by === 'session' ? c.session : by === 'model' ? c.model : by === 'provider' ? c.provider : by === 'harness' ? c.harness : c.hour;
       const key = `${grp}\u0000${c.model}\u0000${c.provider}`;
       const g = out.get(key);
       if (!g) {
-        const { hour: _h, session: _s, ...row } = c;
+        const { hour: _h, session: _s, harness: _n, ...row } = c;
         out.set(key, { ...row, grp, above: copyAbove(c.above) });
         continue;
       }

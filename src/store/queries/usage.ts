@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import { hasIndex } from './indexes';
 import { USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
-export type UsageGrouping = 'session' | 'model' | 'provider' | 'hour' | 'day' | 'week' | 'month';
-export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'hour', 'day', 'week', 'month'];
+export type UsageGrouping = 'session' | 'model' | 'provider' | 'harness' | 'hour' | 'day' | 'week' | 'month';
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'harness', 'hour', 'day', 'week', 'month'];
 
 export interface UsageFilter {
   sinceNs?: bigint;
@@ -57,6 +57,8 @@ function groupSql(by: UsageGrouping): string {
       return 'model';
     case 'provider':
       return 'provider';
+    case 'harness':
+      return 'harness';
     default:
       return `(ts_ns / ${QUARTER_HOUR_NS})`;
   }
