@@ -122,13 +122,13 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
   mkdirSync(o.home, { recursive: true });
   mkdirSync(o.workdir, { recursive: true });
   const plan = PLANS[name](found.path, o);
-  if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k)) delete plan.env[k];
-  Object.assign(plan.env, o.env);
+  if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k) && !LAB_TIMING.has(k)) delete plan.env[k];
   for (const [file, text] of Object.entries(plan.files)) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
   await o.beforeRun?.();
+  Object.assign(plan.env, o.env); // after beforeRun, which may fill it
   const timeoutMs = o.timeoutMs ?? 120_000;
   if (name === 'opencode') return runOpencode(found.path, o, plan, timeoutMs);
   const started = Date.now();
@@ -138,6 +138,12 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
 
 /** The runner's own telemetry variables (dropped with telemetry: false); the vendor-traffic switches stay. */
 const TELEMETRY_ENV = /^(OTEL_|CLAUDE_CODE_ENABLE_TELEMETRY$|CLAUDE_CODE_ENHANCED_TELEMETRY_BETA$|GEMINI_TELEMETRY_|QWEN_TELEMETRY_|COPILOT_OTEL_)/;
+
+/**
+ * Kept with telemetry: false: the lab's export timing (how soon a batch leaves), not where it goes.
+ * opencode's spans of the last model calls are otherwise still queued when the run ends.
+ */
+const LAB_TIMING = new Set(['OTEL_BSP_SCHEDULE_DELAY', 'OTEL_METRIC_EXPORT_INTERVAL', 'OTEL_LOGS_EXPORT_INTERVAL', 'OTEL_TRACES_EXPORT_INTERVAL']);
 
 interface Plan {
   argv: string[];
