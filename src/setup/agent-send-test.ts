@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import protobuf from 'protobufjs';
-import { packageFile } from '../model/package-file';
+import { LogsTypes, TraceTypes } from '../forward/otlp-proto';
 import { EventLog } from '../store/event-log';
 import { inspectLog } from '../store/log-file';
 import type { AgentSpec } from './agents/spec';
 import type { Check } from './doctor';
 import { TEST_SESSION_PREFIX } from './send-test';
 
-let root: protobuf.Root | undefined;
-const TYPES = { logs: 'beacon.otlp.ExportLogsServiceRequest', traces: 'beacon.otlp.ExportTraceServiceRequest' } as const;
+// The forwarder's OTLP message types (the one place besides the receiver that loads protobufjs).
+const TYPES = { logs: LogsTypes.request, traces: TraceTypes.request } as const;
 
 /** OTLP/JSON's hex ids as protobuf bytes; the rest protobufjs reads from the JSON form as it is. */
 function withBytes(v: unknown): unknown {
@@ -18,8 +17,7 @@ function withBytes(v: unknown): unknown {
 }
 
 function encode(signal: 'logs' | 'traces', request: object): Uint8Array {
-  root ??= protobuf.loadSync(packageFile('proto', 'otlp.proto'));
-  const type = root.lookupType(TYPES[signal]);
+  const type = TYPES[signal];
   return type.encode(type.fromObject(withBytes(request) as Record<string, unknown>)).finish();
 }
 
