@@ -12,3 +12,8 @@ export const LogsTypes = {
   response: root.lookupType('beacon.otlp.ExportLogsServiceResponse'),
   status: root.lookupType('beacon.otlp.RpcStatus'),
 };
+
+/** The traces request, for `beacon doctor --send-test <agent>` (an agent whose records are spans, sent as protobuf). */
+export const TraceTypes = {
+  request: root.lookupType('beacon.otlp.ExportTraceServiceRequest'),
+};

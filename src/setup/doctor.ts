@@ -67,7 +67,7 @@ function sameFile(a: string, b: string): boolean {
 type Health = Partial<HealthReport>;
 
 /** The collector check, and the /health body it read (when it was Beacon's). */
-async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
+export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
   const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
     ? 'start it: beacon collector in a terminal (there is no systemd user session here for beacon service)'
@@ -285,7 +285,7 @@ function probeLauncher(bin: string, count: number): Check {
 const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The event log, looked at without creating it (doctor writes nothing). */
-function logChecks(path: string): Check[] {
+export function logChecks(path: string): Check[] {
   const state = inspectLog(path);
   const problem = logProblem(path, state);
   if (problem) return [{ id: 'event-log', status: 'fail', message: problem, fix: 'pass --log FILE (or set BEACON_ENDPOINT_LOG) to the event log file' }];

@@ -145,23 +145,25 @@ interface InstallState {
   /** directories above the plugin that install created (`.agents`, `.agents/plugins`): uninstall removes them when empty */
   createdDirs?: string[];
   otlp?: { path: string; edit: OtlpEdit };
+  /** the other agents' settings files install edited (src/setup/agent-install.ts), kept as they are here */
+  agents?: Record<string, unknown>;
 }
 
-const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
+export const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
 
-function readState(env: NodeJS.ProcessEnv): InstallState {
+export function readState(env: NodeJS.ProcessEnv): InstallState {
   try {
     const s = JSON.parse(readFileSync(statePath(env), 'utf8')) as InstallState;
     const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
-    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp };
+    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp, ...(s.agents && typeof s.agents === 'object' ? { agents: s.agents } : {}) };
   } catch {
     return { hooksFiles: [] };
   }
 }
 
-function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
+export function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
   const file = statePath(env);
-  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length) {
+  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length && Object.keys(state.agents ?? {}).length === 0) {
     if (existsSync(file)) unlinkSync(file);
     return;
   }

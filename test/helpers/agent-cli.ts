@@ -90,6 +90,15 @@ export interface AgentRunOptions {
   prompt?: string;
   /** kill the run (its whole process group) after this long; default 120 s */
   timeoutMs?: number;
+  /**
+   * false: write none of the runner's own OTLP settings (files or variables; otlpBaseUrl and
+   * protocol are then unused) — the telemetry config is someone else's, e.g. `beacon install`'s.
+   */
+  telemetry?: false;
+  /** called after the runner wrote its files, before the agent starts (e.g. to run `beacon install` on that home) */
+  beforeRun?: () => void | Promise<void>;
+  /** variables added to the agent's environment (opencode: its server's) */
+  env?: Record<string, string>;
 }
 
 export interface AgentRun {
@@ -113,16 +122,28 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
   mkdirSync(o.home, { recursive: true });
   mkdirSync(o.workdir, { recursive: true });
   const plan = PLANS[name](found.path, o);
+  if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k) && !LAB_TIMING.has(k)) delete plan.env[k];
   for (const [file, text] of Object.entries(plan.files)) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
+  await o.beforeRun?.();
+  Object.assign(plan.env, o.env); // after beforeRun, which may fill it
   const timeoutMs = o.timeoutMs ?? 120_000;
   if (name === 'opencode') return runOpencode(found.path, o, plan, timeoutMs);
   const started = Date.now();
   const r = await runProcess(plan.argv, { cwd: o.workdir, env: baseEnv(o.home, plan.env), timeoutMs });
   return { ...r, durationMs: Date.now() - started, command: plan.argv, env: plan.env, files: plan.files };
 }
+
+/** The runner's own telemetry variables (dropped with telemetry: false); the vendor-traffic switches stay. */
+const TELEMETRY_ENV = /^(OTEL_|CLAUDE_CODE_ENABLE_TELEMETRY$|CLAUDE_CODE_ENHANCED_TELEMETRY_BETA$|GEMINI_TELEMETRY_|QWEN_TELEMETRY_|COPILOT_OTEL_)/;
+
+/**
+ * Kept with telemetry: false: the lab's export timing (how soon a batch leaves), not where it goes.
+ * opencode's spans of the last model calls are otherwise still queued when the run ends.
+ */
+const LAB_TIMING = new Set(['OTEL_BSP_SCHEDULE_DELAY', 'OTEL_METRIC_EXPORT_INTERVAL', 'OTEL_LOGS_EXPORT_INTERVAL', 'OTEL_TRACES_EXPORT_INTERVAL']);
 
 interface Plan {
   argv: string[];
@@ -147,15 +168,17 @@ const PLANS: Record<AgentName, (bin: string, o: AgentRunOptions) => Plan> = {
       'env_key = "MOCK_API_KEY"',
       'wire_api = "responses"',
       '',
-      '[otel]',
-      'log_user_prompt = true',
-      'log_agent_responses = true',
-      'environment = "beacon-lab"',
-      `exporter = ${exporter('logs')}`,
-      `trace_exporter = ${exporter('traces')}`,
-      // without a metrics exporter Codex sends its metrics to OpenAI's own endpoint
-      `metrics_exporter = ${exporter('metrics')}`,
-      '',
+      ...(o.telemetry === false ? [] : [
+        '[otel]',
+        'log_user_prompt = true',
+        'log_agent_responses = true',
+        'environment = "beacon-lab"',
+        `exporter = ${exporter('logs')}`,
+        `trace_exporter = ${exporter('traces')}`,
+        // without a metrics exporter Codex sends its metrics to OpenAI's own endpoint
+        `metrics_exporter = ${exporter('metrics')}`,
+        '',
+      ]),
     ].join('\n');
     const env: Record<string, string> = { CODEX_HOME: codexHome, MOCK_API_KEY };
     if (o.gzip) env.OTEL_EXPORTER_OTLP_COMPRESSION = 'gzip';
@@ -197,7 +220,7 @@ const PLANS: Record<AgentName, (bin: string, o: AgentRunOptions) => Plan> = {
     const telemetry = { enabled: true, target: 'local', otlpEndpoint: o.otlpBaseUrl, otlpProtocol: 'http', logPrompts: true, useCollector: true };
     const settings = {
       security: { auth: { selectedType: 'gemini-api-key' } },
-      telemetry,
+      ...(o.telemetry === false ? {} : { telemetry }),
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
       privacy: { usageStatisticsEnabled: false }, // no usage statistics to Google
     };
@@ -222,7 +245,7 @@ const PLANS: Record<AgentName, (bin: string, o: AgentRunOptions) => Plan> = {
 
   qwen(bin, o) {
     const settings = {
-      telemetry: { enabled: true, target: 'local', otlpEndpoint: o.otlpBaseUrl, otlpProtocol: 'http', logPrompts: true },
+      ...(o.telemetry === false ? {} : { telemetry: { enabled: true, target: 'local', otlpEndpoint: o.otlpBaseUrl, otlpProtocol: 'http', logPrompts: true } }),
       general: { enableAutoUpdate: false },
       privacy: { usageStatisticsEnabled: false },
     };
@@ -249,7 +272,7 @@ const PLANS: Record<AgentName, (bin: string, o: AgentRunOptions) => Plan> = {
       $schema: 'https://opencode.ai/config.json',
       model: 'mock/mock-model',
       permission: { bash: 'allow', edit: 'allow', webfetch: 'allow' },
-      experimental: { openTelemetry: true },
+      ...(o.telemetry === false ? {} : { experimental: { openTelemetry: true } }),
       autoupdate: false,
       share: 'disabled',
       provider: {

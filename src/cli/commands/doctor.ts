@@ -1,41 +1,68 @@
-import { runDoctor, type Check } from '../../setup/doctor';
+import { agentChecks, agentSummary } from '../../setup/agent-doctor';
+import { agentSendTest } from '../../setup/agent-send-test';
+import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
+import type { Target } from '../../setup/agents/spec';
+import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
 import { defaultServiceKind, serviceState } from '../../setup/service';
+import { BeaconError } from '../../model/errors';
+import { didYouMean } from '../../model/suggest';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { CONFIG_OPTION, HOOKS_LOG_OPTION, collectorConfig, collectorPort } from '../setup-options';
 
 export const spec = {
   name: 'beacon doctor',
-  summary: 'check, one by one, that goose telemetry will arrive',
-  usage: '[--json] [--send-test] [--log PATH] [--config FILE] [--port N]',
+  summary: 'check, one by one, that telemetry will arrive (goose, or the agent named)',
+  usage: '[claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--json] [--send-test] [--log PATH] [--config FILE] [--port N]',
   description: `Checks, one by one, that goose telemetry will arrive: the collector (and that it writes the log you
 read), the service, goose's config.yaml and environment, the hooks plugin (by running its launcher),
-and the event log. Exit 0 when nothing failed, 1 otherwise. It writes nothing — unless --send-test:
-then it posts a test span to the collector and runs the installed pre-tool hook with a test
-payload, and finds both in the log (they stay there, under a beacon-doctor-test-… session).`,
+and the event log; then one line per other agent found on this machine. Named an agent, checks that
+agent: set up or not, its settings pointing at this collector's port and protocol, the traps its
+version has, content capture on or off, and the last event that arrived from it.
+Exit 0 when nothing failed, 1 otherwise. It writes nothing — unless --send-test: then it posts a test
+record (goose: a span and a hook event; another agent: a record shaped like that agent's, over its
+protocol) and finds it in the log (it stays there, under a beacon-doctor-test-… session).`,
   options: {
     json: { type: 'boolean', help: 'the checks as one JSON document' },
-    'send-test': { type: 'boolean', help: 'send a test span and a test hook event, and confirm both landed in the log' },
+    'send-test': { type: 'boolean', help: 'send a test record and confirm it landed in the log' },
     log: HOOKS_LOG_OPTION,
     config: CONFIG_OPTION,
     port: { type: 'string', arg: 'N', help: "the collector's port (default: the installed service's, else the config's)" },
   },
-  examples: ['beacon doctor', 'beacon doctor --send-test', 'beacon doctor --json'],
+  examples: ['beacon doctor', 'beacon doctor codex', 'beacon doctor --send-test claude-code', 'beacon doctor --json'],
+  positionals: ['goose', ...AGENT_IDS],
 } as const satisfies CommandSpec;
 
 export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
-  const { values } = parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
+  const name = positionals[0];
+  const agent = name === undefined || /^goose$/i.test(name) ? undefined : findAgent(name);
+  if (name !== undefined && !agent && !/^goose$/i.test(name)) throw new BeaconError('usage', `${spec.name}: unknown agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (expected ${['goose', ...AGENT_IDS].join(', ')})`);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port, source } = collectorPort(values.port, cfg, env);
-  const checks = await runDoctor({
-    env, cwd: process.cwd(),
-    host: cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host,
-    port, portSource: source,
-    log: cfg.log,
-    service: serviceState(defaultServiceKind(), env),
-    sendTest: values['send-test'] === true,
-  });
+  const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host;
+  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const cwd = process.cwd();
+  let checks: Check[];
+  if (agent) {
+    const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
+    checks = [(await collectorCheck(base, ctx, 1500)).check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
+    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env)));
+  } else {
+    checks = await runDoctor({
+      env, cwd, host, port, portSource: source,
+      log: cfg.log,
+      service: serviceState(defaultServiceKind(), env),
+      sendTest: values['send-test'] === true,
+    });
+    if (name === undefined) for (const a of AGENT_SPECS) {
+      const line = agentSummary(a, { env, cwd, target, log: cfg.log });
+      if (line) checks.push(line);
+    }
+  }
   const ok = checks.every((c) => c.status !== 'fail');
   if (values.json) out(JSON.stringify({ ok, checks }));
   else for (const c of checks) out(formatCheck(c));

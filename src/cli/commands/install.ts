@@ -1,20 +1,39 @@
 import { defaultConfigPath, hooksLauncherPath, installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
+import { didYouMean } from '../../model/suggest';
+import { detectAgent, installAgent } from '../../setup/agent-install';
+import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
+import type { Target } from '../../setup/agents/spec';
 import { installGoose, resolveHarness } from '../../setup/install';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { CONFIG_OPTION, HOOKS_LOG_OPTION, SCOPE_OPTION, collectorConfig, collectorPort, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon install',
-  summary: "set up goose's hooks plugin (and, asked, its OTLP export)",
-  usage: 'goose [--scope user|project] [--configure-otlp] [--log PATH] [--config FILE]',
-  description: `Installs goose's beacon-endpoint hooks plugin (hooks.json and a launcher pinning this Node.js),
+  summary: "point an agent's telemetry at Beacon (goose: its hooks plugin too); no agent: what each found would change",
+  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--scope user|project] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
+  description: `goose: installs its beacon-endpoint hooks plugin (hooks.json and a launcher pinning this Node.js),
 so prompts and tool calls are recorded, and — with --configure-otlp — sets the OTLP export in goose's
 config.yaml (after a timestamped backup). Without it config.yaml stays untouched and the two lines
-to add are printed. The endpoint is the installed service's port, else the config's.`,
-  options: { scope: SCOPE_OPTION, 'configure-otlp': { type: 'boolean', help: "set otel_exporter_otlp_endpoint/timeout in goose's config.yaml" }, log: HOOKS_LOG_OPTION, config: CONFIG_OPTION },
-  examples: ['beacon install goose', 'beacon install goose --configure-otlp', 'beacon install goose --scope project'],
-  positionals: ['goose'],
+to add are printed.
+claude-code, codex, gemini-cli, qwen-code, opencode: sets only Beacon's keys in the agent's own
+settings file, in place (comments and every other byte kept), after a timestamped backup; a value
+you set differently is refused unless --force. Variables the agent reads from its environment only
+(opencode's endpoint, all of copilot-cli) are printed with the shell file to add them to.
+Content capture (prompts, tool details) stays off unless --capture-content.
+With no agent: lists the agents found on this machine and what installing each would change.
+The endpoint is the installed service's port, else the config's.`,
+  options: {
+    scope: SCOPE_OPTION,
+    'capture-content': { type: 'boolean', help: 'let the agent export prompt text and tool details (off by default)' },
+    force: { type: 'boolean', help: 'replace values you set differently in the agent\'s settings (uninstall puts them back)' },
+    'dry-run': { type: 'boolean', help: 'say what would change, change nothing' },
+    'configure-otlp': { type: 'boolean', help: "goose: set otel_exporter_otlp_endpoint/timeout in goose's config.yaml" },
+    log: HOOKS_LOG_OPTION,
+    config: CONFIG_OPTION,
+  },
+  examples: ['beacon install', 'beacon install codex', 'beacon install claude-code --capture-content', 'beacon install gemini-cli --scope project', 'beacon install goose --configure-otlp'],
+  positionals: ['goose', ...AGENT_IDS],
 } as const satisfies CommandSpec;
 
 export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
@@ -22,10 +41,37 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
-  resolveHarness(positionals[0]);
   const scope = scopeOf(values.scope);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port } = collectorPort(undefined, cfg, env);
+  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const name = positionals[0];
+  const agentOptions = { scope, env, cwd: process.cwd(), target, capture: values['capture-content'] === true, force: values.force === true };
+  if (name === undefined) {
+    const found = AGENT_SPECS.map((a) => ({ a, why: detectAgent(a, { env, cwd: process.cwd() }) })).filter((f) => f.why);
+    if (found.length === 0) out(`no agent found on this machine (none of ${AGENT_SPECS.flatMap((a) => a.binaries).join(', ')} on PATH, no config directory). Name one: beacon install <${['goose', ...AGENT_IDS].join('|')}>`);
+    for (const { a, why } of found) {
+      out(`${a.id}: ${a.title} (${why}); beacon install ${a.id} would:`);
+      try {
+        for (const line of installAgent(a, { ...agentOptions, dryRun: true })) out(`  ${line.replace(/\n/g, '\n  ')}`);
+      } catch (e) {
+        out(`  refuse: ${(e as Error).message.replace(/\n/g, '\n  ')}`);
+      }
+    }
+    out('goose: beacon install goose (its hooks plugin; --configure-otlp for its OTLP export)');
+    return 0;
+  }
+  const agent = findAgent(name);
+  if (agent) {
+    for (const line of installAgent(agent, { ...agentOptions, dryRun: values['dry-run'] === true })) out(line);
+    return 0;
+  }
+  try {
+    resolveHarness(name);
+  } catch (e) {
+    if (!/^unsupported harness/.test((e as Error).message)) throw e;
+    throw new BeaconError('usage', `unsupported agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (supported: ${['goose', ...AGENT_IDS].join(', ')})`);
+  }
   const { hooksBundle } = installedEntryPoints();
   const lines = installGoose(
     {

@@ -1,19 +1,24 @@
 import { hooksLauncherPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
+import { uninstallAgent } from '../../setup/agent-install';
+import { AGENT_IDS, findAgent } from '../../setup/agents/registry';
 import { resolveHarness, uninstallGoose } from '../../setup/install';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { SCOPE_OPTION, scopeOf } from '../setup-options';
+import { CONFIG_OPTION, SCOPE_OPTION, collectorConfig, collectorPort, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon uninstall',
   summary: 'undo beacon install',
-  usage: 'goose [--scope user|project]',
-  description: `Undoes beacon install: removes the hooks file and the plugin directories that leaves empty, the
-launcher (when no scope uses it any more), and the OTLP keys --configure-otlp set in config.yaml
-while they still hold the values it wrote (a value you changed since is left, and named).`,
-  options: { scope: SCOPE_OPTION },
-  examples: ['beacon uninstall goose', 'beacon uninstall goose --scope project'],
-  positionals: ['goose'],
+  usage: '<goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli> [--scope user|project]',
+  description: `Undoes beacon install. goose: removes the hooks file and the plugin directories that leaves empty,
+the launcher (when no scope uses it any more), and the OTLP keys --configure-otlp set in config.yaml
+while they still hold the values it wrote (a value you changed since is left, and named).
+Other agents: puts the settings file back byte for byte while it is still what install wrote (from
+the backup; a file install created is removed), otherwise undoes Beacon's keys one by one where they
+still hold what install set. Environment lines are yours to remove: it names them.`,
+  options: { scope: SCOPE_OPTION, config: CONFIG_OPTION },
+  examples: ['beacon uninstall goose', 'beacon uninstall codex', 'beacon uninstall gemini-cli --scope project'],
+  positionals: ['goose', ...AGENT_IDS],
 } as const satisfies CommandSpec;
 
 export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
@@ -21,6 +26,12 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
+  const agent = positionals[0] === undefined ? undefined : findAgent(positionals[0]);
+  if (agent) {
+    const { port } = collectorPort(undefined, collectorConfig(values.config, env), env);
+    for (const line of uninstallAgent(agent, { scope: scopeOf(values.scope), env, cwd: process.cwd(), target: { protocol: 'http', base: `http://127.0.0.1:${port}`, port } })) out(line);
+    return 0;
+  }
   resolveHarness(positionals[0]);
   for (const line of uninstallGoose({ scope: scopeOf(values.scope), env, cwd: process.cwd(), launcher: hooksLauncherPath(env) })) out(line);
   return 0;

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { EventLog } from '../store/event-log';
+import { inspectLog } from '../store/log-file';
+import { detectAgent, shellRc } from './agent-install';
+import { getPath, parseSettings } from './agents/settings-edit';
+import type { AgentContext, AgentSpec, Target } from './agents/spec';
+import type { Check, CheckStatus } from './doctor';
+import { TEST_SESSION_PREFIX } from './send-test';
+
+/** The agent's settings as it reads them: project scope over user scope, per key. */
+export function agentValues(spec: AgentSpec, ctx: AgentContext): { values: (path: string[]) => unknown; files: string[]; errors: Check[] } {
+  const docs: { file: string; doc: Record<string, unknown> }[] = [];
+  const errors: Check[] = [];
+  for (const scope of ['project', 'user'] as const) {
+    const sf = spec.settingsFile(scope, ctx);
+    if (!sf || !existsSync(sf.path) || docs.some((d) => d.file === sf.path)) continue;
+    const p = parseSettings(sf.format, readFileSync(sf.path, 'utf8'));
+    if (p.error !== undefined) errors.push({ id: spec.id, status: 'fail', message: `${sf.path} does not parse (${p.error}): ${spec.title} may ignore it`, fix: 'fix the file' });
+    else docs.push({ file: sf.path, doc: p.doc });
+  }
+  return {
+    values: (path) => docs.map((d) => getPath(d.doc, path)).find((v) => v !== undefined),
+    files: docs.map((d) => d.file),
+    errors,
+  };
+}
+
+/** `beacon doctor <agent>`: set up or not, pointing at this collector, its traps, content, and its last event. */
+export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }): Check[] {
+  const { values, files, errors } = agentValues(spec, ctx);
+  const out: Check[] = [...errors];
+  const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
+  const wrong = wanted.filter((k) => !isDeepStrictEqual(values(k.path), k.value));
+  if (wanted.length > 0) {
+    if (wrong.length === 0) out.push({ id: spec.id, status: 'ok', message: `set up in ${files.join(' and ')}: exports to ${ctx.target.base} over OTLP/HTTP` });
+    else if (wrong.length === wanted.length && wrong.every((k) => values(k.path) === undefined)) {
+      out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? files.join(' and ') : 'no settings file'} ${files.length ? 'has' : 'holds'} none of Beacon's keys`, fix: `beacon install ${spec.id}` });
+    } else {
+      out.push({
+        id: spec.id, status: 'fail',
+        message: `${files.join(' and ') || 'its settings'}: ${wrong.map((k) => `${k.path.join('.')} is ${JSON.stringify(values(k.path)) ?? 'unset'}, want ${JSON.stringify(k.value)}${k.why ? ` (${k.why})` : ''}`).join('; ')}`,
+        fix: `beacon install ${spec.id}${wrong.some((k) => values(k.path) !== undefined) ? ' --force' : ''}`,
+      });
+    }
+  }
+  const lines = spec.envLines(ctx.target, false);
+  if (lines.length > 0) {
+    const bad = lines.filter((l) => ctx.env[l.name] !== l.value);
+    const rc = shellRc(ctx.env);
+    out.push(bad.length === 0
+      ? { id: `${spec.id}-env`, status: 'ok', message: `this shell sets ${lines.map((l) => `${l.name}=${l.value}`).join(' ')}` }
+      : {
+          id: `${spec.id}-env`, status: 'fail',
+          message: `${spec.title} reads these from its environment only, and this shell has ${bad.map((l) => `${l.name}=${ctx.env[l.name] ?? '(unset)'}`).join(', ')} (${spec.title} started elsewhere may see another environment)`,
+          fix: `add to ${rc.file}: ${bad.map((l) => rc.line(l)).join('; ')}`,
+        });
+  }
+  for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
+  out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
+  out.push(lastEventCheck(spec, ctx.log));
+  return out;
+}
+
+/** Has an event from this agent ever arrived: the last one, when (test events told apart). */
+export function lastEventCheck(spec: AgentSpec, path: string): Check {
+  const id = `${spec.id}-events`;
+  if (inspectLog(path).kind !== 'file') return { id, status: 'warn', message: `no event log at ${path} yet: nothing from ${spec.title} has arrived`, fix: `use ${spec.title} once after beacon install ${spec.id}` };
+  let log: EventLog;
+  try {
+    log = EventLog.open(path, { readonly: true, busyTimeoutMs: 1000 });
+  } catch (e) {
+    return { id, status: 'fail', message: (e as Error).message };
+  }
+  try {
+    const q = (test: boolean) => log.db.prepare(`SELECT max(ts_ns) AS last, count(*) AS n FROM events WHERE harness = ? AND ${test ? '' : 'NOT '}coalesce(session_id, '') LIKE ?`).safeIntegers(true).get(spec.id, `${TEST_SESSION_PREFIX}%`) as { last: bigint | null; n: bigint };
+    const real = q(false);
+    const test = q(true);
+    const when = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+    if (real.n > 0n && real.last !== null) return { id, status: 'ok', message: `last ${spec.id} event ${when(real.last)} (${real.n} in all${test.n > 0n ? `, besides ${test.n} doctor test events` : ''})` };
+    return {
+      id, status: 'warn',
+      message: `no ${spec.id} event has arrived yet${test.n > 0n && test.last !== null ? ` (only beacon doctor --send-test events, the last ${when(test.last)})` : ''}`,
+      fix: `use ${spec.title} once (a new session) after beacon install ${spec.id}`,
+    };
+  } finally {
+    log.close();
+  }
+}
+
+/** The no-argument doctor's line for an agent found on this machine. */
+export function agentSummary(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }): Check | undefined {
+  const found = detectAgent(spec, ctx);
+  if (!found) return undefined;
+  const checks = agentChecks(spec, ctx);
+  const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
+  const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
+  const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)!;
+  const events = checks.find((c) => c.id === `${spec.id}-events`)!;
+  // Found but never set up is a note, not a failure: the user may not want Beacon to record it.
+  const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.status === 'fail');
+  return {
+    id: `agent:${spec.id}`,
+    status: notSetUp ? 'warn' : worst.status,
+    message: `${spec.title} (${found}): ${main.message}; ${events.message}${worst !== main && worst !== events && worst.status !== 'ok' ? `; ${worst.message}` : ''}`,
+    fix: worst.status === 'ok' ? undefined : `beacon doctor ${spec.id}${notSetUp ? `, or beacon install ${spec.id}` : ''}`,
+  };
+}

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
+
+const on = (v: unknown) => v === '1' || v === 'true';
+
+/**
+ * Claude Code: everything is an environment variable, and `~/.claude/settings.json`'s `env` object
+ * sets them for every session (project scope: `.claude/settings.local.json`, the file Claude Code
+ * keeps out of git). Its log records are what Beacon reads; traces are a beta behind another switch.
+ */
+export const claudeCode: AgentSpec = {
+  id: 'claude-code',
+  title: 'Claude Code',
+  aliases: ['claude', 'claude_code'],
+  binaries: ['claude'],
+  protocols: ['http'],
+  configDirs: ({ env }) => [env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude')],
+  settingsFile(scope, { env, cwd }) {
+    const dir = scope === 'user' ? env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude') : join(cwd, '.claude');
+    return { format: 'json', path: join(dir, scope === 'user' ? 'settings.json' : 'settings.local.json') };
+  },
+  keys: (t, capture) => [
+    { path: ['env', 'CLAUDE_CODE_ENABLE_TELEMETRY'], value: '1', why: 'telemetry is off without it' },
+    { path: ['env', 'OTEL_LOGS_EXPORTER'], value: 'otlp', why: 'its log records (model calls, tool calls) are not exported without it' },
+    { path: ['env', 'OTEL_METRICS_EXPORTER'], value: 'otlp' },
+    { path: ['env', 'OTEL_EXPORTER_OTLP_PROTOCOL'], value: 'http/protobuf', why: 'Claude Code needs a protocol set: without one it exports nothing' },
+    { path: ['env', 'OTEL_EXPORTER_OTLP_ENDPOINT'], value: t.base },
+    { path: ['env', 'OTEL_LOG_USER_PROMPTS'], value: capture ? '1' : '0', content: true },
+    { path: ['env', 'OTEL_LOG_TOOL_DETAILS'], value: capture ? '1' : '0', content: true },
+  ],
+  envLines: () => [],
+  contentExport: 'the text of your prompts (user_prompt) and tool details: command lines, file paths, MCP server and tool names (tool_result)',
+  contentState(values) {
+    const prompts = on(values(['env', 'OTEL_LOG_USER_PROMPTS']));
+    const tools = on(values(['env', 'OTEL_LOG_TOOL_DETAILS']));
+    return prompts || tools
+      ? `content capture on: ${[prompts && 'prompt text', tools && 'tool details (commands, paths)'].filter(Boolean).join(' and ')} exported`
+      : 'content capture off: prompts are exported redacted, tool calls without their command lines';
+  },
+  traps(_ctx, t, values) {
+    const out: Finding[] = [];
+    const protocol = values(['env', 'OTEL_EXPORTER_OTLP_PROTOCOL']);
+    if (protocol === undefined) out.push({ id: 'protocol', status: 'fail', message: 'no OTEL_EXPORTER_OTLP_PROTOCOL in its settings env: Claude Code exports nothing without a protocol', fix: `beacon install claude-code (sets http/protobuf)` });
+    else if (protocol === 'grpc') out.push({ id: 'protocol', status: 'fail', message: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this collector serves OTLP/HTTP on ${t.port}`, fix: 'beacon install claude-code --force (sets http/protobuf)' });
+    const endpoint = judgeUrl(values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']), t.base);
+    if (!endpoint.ok && values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']) !== undefined) out.push({ id: 'endpoint', status: 'fail', message: `exports to ${endpoint.message}`, fix: 'beacon install claude-code --force' });
+    return out;
+  },
+  testRecord: (session, now) => ({
+    signal: 'logs', encoding: 'protobuf',
+    request: logsRequest('claude-code', 'com.anthropic.claude_code.events', [
+      kv('event.name', 'api_request'), kv('session.id', session), kv('model', 'beacon-doctor-test'),
+      kv('input_tokens', 0), kv('output_tokens', 0), kv('cache_read_tokens', 0), kv('cache_creation_tokens', 0),
+      kv('cost_usd', 0.0), kv('duration_ms', 1), kv('event.timestamp', new Date(Number(now / 1_000_000n)).toISOString()),
+    ], now, { body: 'claude_code.api_request' }),
+  }),
+};

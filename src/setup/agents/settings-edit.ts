@@ -1,0 +1,221 @@
+import { isDeepStrictEqual } from 'node:util';
+import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { BeaconError } from '../../model/errors';
+
+// smol-toml ships a CommonJS build (its exports' "require" condition) beside the ES module that its
+// types describe: required here, typed by hand (the one function used).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parse: parseToml } = require('smol-toml') as { parse(text: string): Record<string, unknown> };
+
+/**
+ * In-place edits of an agent's own settings file: only the keys Beacon owns change, every other
+ * byte (comments, order, spacing, trailing commas) stays. JSON-with-comments through Microsoft's
+ * jsonc-parser (VS Code's: `modify` computes a minimal text edit); TOML by a textual edit of the
+ * owned table's lines, parsed with smol-toml before and after so that an edit that would change
+ * anything else is refused rather than written.
+ */
+export type SettingsFormat = 'json' | 'toml';
+
+/** One key Beacon owns: its path in the document (TOML: [table, key]) and the value it wants. */
+export interface KeyValue {
+  path: string[];
+  value: unknown;
+}
+
+/** The parsed document, or why it cannot be read (a file that does not parse is never edited). */
+export function parseSettings(format: SettingsFormat, text: string): { doc: Record<string, unknown>; error?: undefined } | { doc?: undefined; error: string } {
+  if (text.trim() === '') return { doc: {} };
+  if (format === 'json') {
+    const errors: ParseError[] = [];
+    const doc = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+    if (errors.length > 0) return { error: `${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}` };
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { error: 'the top level is not an object' };
+    return { doc: doc as Record<string, unknown> };
+  }
+  try {
+    // Plain objects (smol-toml's tables have no prototype, its dates are objects): compared as data.
+    return { doc: JSON.parse(JSON.stringify(parseToml(text), (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown> };
+  } catch (e) {
+    return { error: (e as Error).message.split('\n')[0]! };
+  }
+}
+
+export function getPath(doc: unknown, path: readonly string[]): unknown {
+  let v: unknown = doc;
+  for (const k of path) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+function setPath(doc: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let o = doc;
+  for (const k of path.slice(0, -1)) {
+    if (typeof o[k] !== 'object' || o[k] === null) o[k] = {};
+    o = o[k] as Record<string, unknown>;
+  }
+  if (value === undefined) delete o[path[path.length - 1]!];
+  else o[path[path.length - 1]!] = value;
+}
+
+/** The raw text of a key's value in the file (to put back byte for byte), or undefined. */
+export function rawValue(format: SettingsFormat, text: string, path: readonly string[]): string | undefined {
+  if (format === 'json') {
+    const root = parseTree(text, [], { allowTrailingComma: true });
+    const node = root && findNodeAtLocation(root, [...path]);
+    return node ? text.slice(node.offset, node.offset + node.length) : undefined;
+  }
+  const line = tomlKeyLine(text, path);
+  return line ? text.slice(line.valueStart, line.valueEnd) : undefined;
+}
+
+/**
+ * Sets each key (value undefined: removes it; `raw` given: that exact text as the value) and returns
+ * the new text. Checked: the result parses, and equals the old document with exactly these keys
+ * changed; otherwise a BeaconError names the file and nothing is written by the caller.
+ */
+export function applySettings(format: SettingsFormat, file: string, text: string, keys: ReadonlyArray<KeyValue & { raw?: string }>): string {
+  const before = parseSettings(format, text);
+  if (before.error !== undefined) throw new BeaconError('bad_data', `${file} does not parse (${before.error}): fix it first. Nothing was changed.`);
+  let out = text;
+  for (const k of keys) out = format === 'json' ? jsonSet(out, k.path, k.value, k.raw) : tomlSet(out, file, k.path, k.value, k.raw);
+  const after = parseSettings(format, out);
+  const expected = structuredClone(before.doc);
+  for (const k of keys) setPath(expected, k.path, k.value);
+  if (after.error !== undefined || !isDeepStrictEqual(after.doc, expected)) {
+    throw new BeaconError('internal', `editing ${file} in place would not give the expected result; set ${keys.map((k) => k.path.join('.')).join(', ')} by hand. Nothing was changed.`);
+  }
+  return out;
+}
+
+// ---- JSON with comments ----------------------------------------------------------------------
+
+function jsonFormatting(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const m = /\n([ \t]+)\S/.exec(text);
+  if (m && m[1]!.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: m ? m[1]!.length : 2, eol };
+}
+
+function jsonSet(text: string, path: readonly string[], value: unknown, raw: string | undefined): string {
+  const fresh = text.trim() === '';
+  const base = fresh ? '{}' : text;
+  if (raw !== undefined) {
+    // A replaced value goes back exactly as the user wrote it (comments inside it included).
+    const root = parseTree(base, [], { allowTrailingComma: true });
+    const node = root && findNodeAtLocation(root, [...path]);
+    if (node) return base.slice(0, node.offset) + raw + base.slice(node.offset + node.length);
+  }
+  const edits = modify(base, [...path], value, { formattingOptions: jsonFormatting(base) });
+  return applyEdits(base, edits) + (fresh ? '\n' : '');
+}
+
+// ---- TOML: the lines of one table -------------------------------------------------------------
+
+const TABLE_HEADER = /^[ \t]*\[/;
+
+/** The lines of `[table]` in the file: where its header is and where its body ends. */
+function tomlTable(text: string, table: string): { headerStart: number; bodyStart: number; bodyEnd: number } | undefined {
+  const header = new RegExp(`^[ \\t]*\\[[ \\t]*(?:${escapeRe(table)}|"${escapeRe(table)}")[ \\t]*\\][ \\t]*(?:#.*)?$`, 'm');
+  const m = header.exec(text);
+  if (!m) return undefined;
+  const nl = text.indexOf('\n', m.index);
+  const bodyStart = nl < 0 ? text.length : nl + 1;
+  let pos = bodyStart;
+  while (pos < text.length) {
+    const end = text.indexOf('\n', pos);
+    const line = text.slice(pos, end < 0 ? text.length : end);
+    if (TABLE_HEADER.test(line)) break;
+    pos = end < 0 ? text.length : end + 1;
+  }
+  return { headerStart: m.index, bodyStart, bodyEnd: pos };
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+
+/**
+ * The line holding `key = value` in the table: the value's span (without a trailing comment).
+ * Only single-line values: the value is the shortest prefix before a `#` that parses as the value.
+ */
+function tomlKeyLine(text: string, path: readonly string[]): { lineStart: number; lineEnd: number; valueStart: number; valueEnd: number } | undefined {
+  const [table, key] = path as [string, string];
+  const t = tomlTable(text, table);
+  if (!t) return undefined;
+  const body = text.slice(t.bodyStart, t.bodyEnd);
+  const m = new RegExp(`^[ \\t]*(?:${escapeRe(key)}|"${escapeRe(key)}")[ \\t]*=[ \\t]*`, 'm').exec(body);
+  if (!m) return undefined;
+  const lineStart = t.bodyStart + m.index;
+  const nl = text.indexOf('\n', lineStart);
+  const lineEnd = nl < 0 ? text.length : nl + 1;
+  const valueStart = lineStart + m[0].length;
+  const rest = text.slice(valueStart, nl < 0 ? text.length : nl).replace(/\r$/, '');
+  const cuts = [...rest.matchAll(/#/g)].map((x) => x.index!).concat(rest.length);
+  for (const cut of cuts) {
+    const candidate = rest.slice(0, cut).trimEnd();
+    try {
+      parseToml(`v = ${candidate}`);
+      return { lineStart, lineEnd, valueStart, valueEnd: valueStart + candidate.length };
+    } catch {
+      /* not the whole value yet */
+    }
+  }
+  return undefined;
+}
+
+/** A value as TOML inline text: strings, booleans, numbers, inline tables. */
+export function tomlInline(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const key = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+    return `{ ${Object.entries(v).map(([k, x]) => `${key(k)} = ${tomlInline(x)}`).join(', ')} }`;
+  }
+  throw new Error(`no TOML inline form for ${JSON.stringify(v)}`);
+}
+
+function tomlSet(text: string, file: string, path: readonly string[], value: unknown, raw: string | undefined): string {
+  if (path.length !== 2) throw new Error('TOML keys are [table, key]');
+  const [table, key] = path as [string, string];
+  const byHand = `set it by hand in [${table}]. Nothing was changed.`;
+  const line = tomlKeyLine(text, path);
+  const parsed = parseSettings('toml', text).doc ?? {};
+  if (!line && getPath(parsed, path) !== undefined) {
+    throw new BeaconError('bad_data', `${file}: ${table}.${key} is written in a form Beacon does not edit (a dotted key, a sub-table or a multi-line value); ${byHand}`);
+  }
+  if (value === undefined) {
+    if (!line) return text;
+    let out = text.slice(0, line.lineStart) + text.slice(line.lineEnd);
+    // A table Beacon's keys were alone in goes with them (its header and the blank line before it).
+    const t = tomlTable(out, table);
+    if (t && out.slice(t.bodyStart, t.bodyEnd).trim() === '') {
+      let start = t.headerStart;
+      if (start >= 2 && out.slice(start - 2, start) === '\n\n') start -= 1;
+      out = out.slice(0, start) + out.slice(t.bodyEnd);
+    }
+    return out;
+  }
+  const valueText = raw ?? tomlInline(value);
+  if (line) return text.slice(0, line.valueStart) + valueText + text.slice(line.valueEnd);
+  const t = tomlTable(text, table);
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const entry = `${key} = ${valueText}${eol}`;
+  if (!t) {
+    if (getPath(parsed, [table]) !== undefined) throw new BeaconError('bad_data', `${file}: ${table} is not written as a [${table}] table; ${byHand}`);
+    const sep = text === '' ? '' : text.endsWith('\n') ? eol : `${eol}${eol}`;
+    return `${text}${sep}[${table}]${eol}${entry}`;
+  }
+  // After the table's last key line, so trailing comments and blank lines stay before the next table.
+  const body = text.slice(t.bodyStart, t.bodyEnd);
+  const lines = body.split('\n');
+  let offset = 0;
+  let insertAt = 0;
+  for (const l of lines) {
+    const len = l.length + 1;
+    if (/^[ \t]*[A-Za-z0-9_"'-][^=]*=/.test(l)) insertAt = Math.min(offset + len, body.length);
+    offset += len;
+  }
+  const at = t.bodyStart + insertAt;
+  const needsNl = at > 0 && text[at - 1] !== '\n';
+  return text.slice(0, at) + (needsNl ? eol : '') + entry + text.slice(at);
+}

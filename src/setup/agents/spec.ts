@@ -1,0 +1,151 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { CheckStatus } from '../doctor';
+import type { SettingsFormat } from './settings-edit';
+
+/**
+ * One coding agent Beacon sets up: where its settings live, the keys Beacon owns there, the
+ * variables only its environment can set, the traps doctor knows, and a record shaped like its own
+ * for `beacon doctor --send-test`. Adding an agent is one module like this and one registry line.
+ */
+
+/** How the agent reaches the collector. Only OTLP/HTTP is served today; 'grpc' is the next value. */
+export type Protocol = 'http';
+
+/** The collector an install points the agent at. */
+export interface Target {
+  protocol: Protocol;
+  /** the OTLP/HTTP base URL, http://127.0.0.1:<port> */
+  base: string;
+  port: number;
+}
+
+export type Scope = 'user' | 'project';
+
+export interface SettingsFile {
+  format: SettingsFormat;
+  path: string;
+}
+
+/** A key Beacon owns in the agent's settings file. */
+export interface OwnedKey {
+  path: string[];
+  value: unknown;
+  /** a content switch (prompts, tool details): set by --capture-content */
+  content?: boolean;
+  /** what goes wrong without it (doctor says it) */
+  why?: string;
+}
+
+/** A variable only the agent's environment can set: printed by install, checked by doctor. */
+export interface EnvLine {
+  name: string;
+  value: string;
+  content?: boolean;
+}
+
+export interface AgentContext {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** A doctor finding, before it gets its id (doctor prefixes the agent's name). */
+export interface Finding {
+  id: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+/** A record shaped like the agent's own, for `beacon doctor --send-test`. */
+export interface TestRecord {
+  signal: 'logs' | 'traces';
+  encoding: 'protobuf' | 'json';
+  /** the OTLP export request, in OTLP/JSON form (hex ids, string int64s) */
+  request: object;
+}
+
+export interface AgentSpec {
+  /** Beacon's name for it: the harness name its records carry */
+  id: string;
+  title: string;
+  /** other spellings `beacon install` accepts */
+  aliases: string[];
+  /** executables on PATH that mean the agent is on this machine */
+  binaries: string[];
+  /** OTLP transports the agent can use with Beacon, the installer's choice first */
+  protocols: readonly Protocol[];
+  /** config directories that mean the agent has been used here */
+  configDirs(ctx: AgentContext): string[];
+  /** its settings file at a scope; undefined: no such scope (or configured by environment only) */
+  settingsFile(scope: Scope, ctx: AgentContext): SettingsFile | undefined;
+  keys(target: Target, capture: boolean): OwnedKey[];
+  envLines(target: Target, capture: boolean): EnvLine[];
+  /** what the agent exports with content capture on (install says it) */
+  contentExport: string;
+  /** content capture on or off, from the settings values read and the environment */
+  contentState(values: (path: string[]) => unknown, env: NodeJS.ProcessEnv): string;
+  /** the traps of the facts sheet that apply, judged for this setup */
+  traps(ctx: AgentContext, target: Target, values: (path: string[]) => unknown): Finding[];
+  testRecord(session: string, now: bigint, env: NodeJS.ProcessEnv): TestRecord;
+}
+
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
+}
+
+export function xdgConfig(env: NodeJS.ProcessEnv): string {
+  return env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(homeOf(env), '.config');
+}
+
+// ---- OTLP/JSON building blocks for test records ----------------------------------------------
+
+export type KV = { key: string; value: Record<string, unknown> };
+
+export function kv(key: string, v: string | number | boolean): KV {
+  if (typeof v === 'string') return { key, value: { stringValue: v } };
+  if (typeof v === 'boolean') return { key, value: { boolValue: v } };
+  return { key, value: Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v } };
+}
+
+export function logsRequest(service: string, scope: string, attributes: KV[], now: bigint, extra: { body?: string; resource?: KV[] } = {}): object {
+  return {
+    resourceLogs: [{
+      resource: { attributes: [kv('service.name', service), kv('service.version', 'beacon-doctor-test'), ...(extra.resource ?? [])] },
+      scopeLogs: [{
+        scope: { name: scope },
+        logRecords: [{
+          timeUnixNano: String(now), observedTimeUnixNano: String(now), severityNumber: 9, severityText: 'INFO',
+          ...(extra.body !== undefined ? { body: { stringValue: extra.body } } : {}),
+          attributes,
+        }],
+      }],
+    }],
+  };
+}
+
+export function spanRequest(service: string, scope: string, name: string, attributes: KV[], now: bigint, ids: { traceId: string; spanId: string }): object {
+  return {
+    resourceSpans: [{
+      resource: { attributes: [kv('service.name', service), kv('service.version', 'beacon-doctor-test')] },
+      scopeSpans: [{
+        scope: { name: scope },
+        spans: [{ ...ids, name, kind: 3, startTimeUnixNano: String(now - 1_000_000n), endTimeUnixNano: String(now), attributes, status: { code: 1 } }],
+      }],
+    }],
+  };
+}
+
+/** Judges an endpoint value against the collector: ok, or what is wrong with it. */
+export function judgeUrl(value: unknown, want: string): { ok: boolean; message: string } {
+  if (typeof value !== 'string' || value === '') return { ok: false, message: 'not set' };
+  if (value === want) return { ok: true, message: value };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { ok: false, message: `"${value}" is not a URL` };
+  }
+  if (url.port === '4317') return { ok: false, message: `${value} is the OTLP/gRPC port: this collector serves OTLP/HTTP on ${new URL(want).port}` };
+  return { ok: false, message: `${value}, not this collector's ${want}` };
+}
