@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { EventLog } from '../store/event-log';
-import { inspectLog } from '../store/log-file';
+import { EventLog } from '../store/log/event-log';
+import { inspectLog } from '../store/log/log-file';
 import { detectAgent, shellRc } from './agent-install';
 import { getPath, parseSettings } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, Target } from './agents/spec';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LogsTypes, TraceTypes } from '../forward/otlp-proto';
-import { EventLog } from '../store/event-log';
-import { inspectLog } from '../store/log-file';
+import { EventLog } from '../store/log/event-log';
+import { inspectLog } from '../store/log/log-file';
 import type { AgentSpec } from './agents/spec';
 import type { Check } from './doctor';
 import { TEST_SESSION_PREFIX } from './send-test';
