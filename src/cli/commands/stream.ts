@@ -100,7 +100,7 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
 
   const handle = (events: StreamEvent[]) => {
     for (const ev of events) {
-      const rec = streamRecord(ev, values.session, runId);
+      const rec = streamRecord(ev, values.session ?? parser.banner.sessionId, runId, parser.banner.workingDirectory);
       let json: string | undefined;
       if (rec) {
         const r = toRows([rec]);
