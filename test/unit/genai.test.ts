@@ -76,6 +76,20 @@ describe('GenAI extraction: goose opt-in loop (GOOSE_STATE_MACHINE=1)', () => {
     const tool = events.find((e) => e.record.event.category === 'command')!.record;
     assert.equal(tool.command?.command, 'ls -la');
   });
+
+  it("keeps what only the wrapper carries: its purpose on the child's record, its provider failure as a failed call", () => {
+    const turn = gooseStateMachineTurn();
+    const [ok] = spanEvents(decode(traceRequest(turn.spans))).events.filter((e) => e.record.event.action === 'model.invoked');
+    assert.equal((ok!.record.raw?.attributes as Record<string, unknown>)['goose.chat.purpose'], 'reply');
+    assert.equal(ok!.record.error, undefined);
+    // goose's ops_llm sets error.type (the provider's failure kind) on the wrapper only
+    const failing = turn.spans.map((s) => (s.name === 'chat' ? { ...s, attributes: { ...s.attributes, 'error.type': 'rate_limit' } } : s));
+    const [failed] = spanEvents(decode(traceRequest(failing))).events.filter((e) => e.record.event.action === 'model.invoked');
+    assert.deepEqual(failed!.record.error, { type: 'rate_limit' });
+    assert.equal(failed!.record.severity, 'high');
+    assert.equal(failed!.record.message, 'Model call failed');
+    assert.deepEqual(failed!.record.gen_ai?.usage, ok!.record.gen_ai?.usage, 'still counted once, on the child');
+  });
 });
 
 describe('GenAI extraction: attribute forms', () => {
