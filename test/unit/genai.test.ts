@@ -77,6 +77,14 @@ describe('GenAI extraction: goose opt-in loop (GOOSE_STATE_MACHINE=1)', () => {
     assert.equal(tool.command?.command, 'ls -la');
   });
 
+  it("the turn's agent name (gen_ai.agent.name on invoke_agent: a custom agent, a recipe) on its model and tool calls", () => {
+    const turn = gooseStateMachineTurn();
+    const named = turn.spans.map((s) => (s.name === 'reply' ? { ...s, attributes: { ...s.attributes, 'gen_ai.agent.name': 'release-bot' } } : s));
+    const { events } = spanEvents(decode(traceRequest(named)));
+    assert.ok(events.length >= 2);
+    for (const e of events) assert.deepEqual(e.record.gen_ai?.agent, { name: 'release-bot' });
+  });
+
   it("keeps what only the wrapper carries: its purpose on the child's record, its provider failure as a failed call", () => {
     const turn = gooseStateMachineTurn();
     const [ok] = spanEvents(decode(traceRequest(turn.spans))).events.filter((e) => e.record.event.action === 'model.invoked');
