@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
-import type { ForwardHealth, HealthAnswer } from '../model/health';
+import type { ForwardHealth, HealthAnswer, HookFailureHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -33,6 +33,8 @@ export interface CollectorHttpOptions {
   dashboard?: Omit<DashboardOptions, 'health' | 'openLog'> & { logPath: string };
   /** forwarding's destinations for /health, when forwarding runs */
   forwardStatus?: () => ForwardHealth[];
+  /** Beacon's own hooks failing inside goose, as recorded through this collector */
+  hookFailures?: () => HookFailureHealth;
 }
 
 export interface CollectorHttp {
@@ -86,6 +88,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       hostRefused: hostGuard.refused,
       ...(options.hooks ? { hooks: options.hooks.stats } : {}),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
+      ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);

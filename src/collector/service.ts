@@ -8,6 +8,7 @@ import { startForwarding, type Forwarding } from '../forward/supervisor';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
 import { buildCollectorHttp, type CollectorHttp } from './http';
+import { HookFailureWatch } from './hook-failures';
 import { startExportLoop } from './jsonl-export-loop';
 import { Lifecycle } from './lifecycle';
 import { startRetentionLoop } from './retention-loop';
@@ -104,8 +105,9 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 
 /** The one HTTP app (http.ts) with its plugins, listening. */
 async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, forwarding: Forwarding | undefined): Promise<CollectorHttp> {
+  const hookFailures = new HookFailureWatch();
   const http = buildCollectorHttp({
-    sink: writer,
+    sink: hookFailures.watchQueued(writer),
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxPendingExports: config.maxPendingExports,
@@ -116,7 +118,8 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
     // Hook events commit at NORMAL, the durability the direct hook writer has always had: goose waits
     // on every hook, and an fsync per hook was most of the fast path's cost over a bare curl.
-    hooks: { logPath: config.log, token: ensureHookToken(config.log), sink: { append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) }, stats: newHookRouteStats() },
+    hooks: { logPath: config.log, token: ensureHookToken(config.log), sink: hookFailures.watch({ append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) }), stats: newHookRouteStats() },
+    hookFailures: () => hookFailures.health(),
     dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
     ...(forwarding ? { forwardStatus: () => forwarding.status() } : {}),
   });

@@ -70,6 +70,13 @@ export interface ReceiverCounters {
   rejectedDataPoints: number;
 }
 
+export interface HookFailureHealth {
+  /** hook.failed records committed through this collector since it started */
+  count: number;
+  /** the newest one's event time, or null */
+  last: string | null;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -88,6 +95,8 @@ export interface HealthReport extends ReceiverCounters {
   /** requests refused for a Host header that is not this machine's (DNS rebinding defence) */
   host_refused: number;
   hooks?: HookRouteHealth;
+  /** Beacon's own goose hooks failing (failed open, exited non-zero, could not run), as this collector recorded them */
+  hookFailures?: HookFailureHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
 }

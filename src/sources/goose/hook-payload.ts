@@ -13,6 +13,8 @@ export interface GoosePayload {
   blocked_by?: string;
   reason?: string;
   cause?: string;
+  /** PreToolUseResult (goose ≥ 1.50): false when no PreToolUse hook completed — an allow then means unchecked */
+  policy_evaluated?: boolean;
 }
 
 export const SUBCOMMANDS = ['session-start', 'prompt-submit', 'pre-tool', 'pre-tool-result', 'post-tool', 'stop', 'session-end'] as const;
@@ -47,5 +49,6 @@ export function parsePayload(text: string): GoosePayload {
     blocked_by: str('blocked_by'),
     reason: str('reason'),
     cause: str('cause'),
+    ...(typeof o.policy_evaluated === 'boolean' ? { policy_evaluated: o.policy_evaluated } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { Extraction, Source } from '../source';
 import { extractLogEvents } from './log-records';
 import { extractMetricEvents } from './metric-points';
 import { classifyGooseTool } from './tools';
+import { hookFailureFromSpan } from './hook-health';
 import { GOOSE_USAGE } from './usage';
 
 const PROFILE: SpanProfile = { harness: 'goose', usage: GOOSE_USAGE, classifyTool: classifyGooseTool };
@@ -55,13 +56,22 @@ function withAgentName(spans: readonly SpanRecord[], got: Extraction): Extractio
   return got;
 }
 
+/** Beacon's own hooks failing inside goose (its `execute_hook` spans), beside the turn's events. */
+function withHookFailures(spans: readonly SpanRecord[], got: Extraction): Extraction {
+  for (const s of spans) {
+    const ev = hookFailureFromSpan(s);
+    if (ev) got.events.push(ev);
+  }
+  return got;
+}
+
 export const goose: Source = {
   harness: 'goose',
   // OTEL_SERVICE_NAME replaces goose's service.name; its service.namespace stays "goose" (otel/otlp.rs).
   matches: (resource: Attributes) => resource['service.namespace'] === 'goose' || (typeof resource['service.name'] === 'string' && isGooseName(resource['service.name'])),
   usage: GOOSE_USAGE,
   classifyTool: classifyGooseTool,
-  spans: (spans) => keepInstanceName(spans, (group) => withAgentName(group, extractGenAiSpans(group, PROFILE))),
+  spans: (spans) => keepInstanceName(spans, (group) => withHookFailures(group, withAgentName(group, extractGenAiSpans(group, PROFILE)))),
   logs: (records) => keepInstanceName(records, (group) => ({ events: extractLogEvents(group).events, rejected: [] })),
   metrics: (points) => keepInstanceName(points, (group) => ({ events: extractMetricEvents(group), rejected: [] })).events,
 };
