@@ -1,3 +1,4 @@
+import { cutDeepNesting } from '../model/nesting';
 import type { AttrValue, Attributes } from '../model/span';
 
 /** A span whose GenAI attributes are invalid: it is rejected (counted in partial success), the rest of the export is kept. */
@@ -42,7 +43,8 @@ export function structuredAttr(value: AttrValue | undefined): unknown {
   const t = value.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
-      return JSON.parse(value);
+      // nested deeper than redaction can walk: cut and marked, the span kept (issue 22 item 14)
+      return cutDeepNesting(JSON.parse(value) as unknown).value;
     } catch {
       return value;
     }

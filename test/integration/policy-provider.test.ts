@@ -6,47 +6,27 @@
  * background child holding its stdout is a deny, not a timeout (on main: allow after 2 s).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
-import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { installGooseHooks, runGooseHook, type InstalledHooks } from '../helpers/launcher';
+import { tempDir } from '../helpers/paths';
 
 const SESSION = '20261201_policy';
 const DENY = '#!/bin/sh\ncat >/dev/null\necho \'{"decision":"deny","reason":"provider says no"}\'\n';
 const LINGERING_DENY = '#!/bin/sh\ncat >/dev/null\n(sleep 8 &)\necho \'{"decision":"deny","reason":"provider says no"}\'\n';
 
-/** `beacon install goose` in a fresh home pointed at `port`; the hook command goose runs for PreToolUse. */
-function install(port: number, log: string, pinnedNode: string): { env: NodeJS.ProcessEnv; command: string } {
-  const home = tempDir('policy-home-');
-  mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port, log } }));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', GOOSE_PATH_ROOT: '', BEACON_ENDPOINT_LOG: '', BEACON_POLICY_PROVIDER: '' };
-  const r = spawnSync(process.execPath, [BEACON_BIN, 'install', 'goose'], { env, cwd: home, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const launcher = join(home, '.beacon', 'endpoint', 'bin', 'beacon-hooks');
-  // a pinned Node.js that does not exist: only the fast path can record (or the fallback, when pinned to the real one)
-  writeFileSync(launcher, readFileSync(launcher, 'utf8').replace(/^node=.*$/m, `node='${pinnedNode}'`));
-  const hooks = JSON.parse(readFileSync(join(home, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json'), 'utf8')).hooks;
-  const command = (hooks.PreToolUse[0].hooks[0].command as string).replace(/--log '[^']*'/, `--log '${log}'`);
-  return { env, command };
-}
-
 const pre = (id: string) => ({ event: 'PreToolUse', session_id: SESSION, matcher_context: 'shell', tool_call_id: id, tool_name: 'developer__shell', tool_input: { command: 'ls' }, working_dir: '/home/alice/proj' });
 
-/** goose running the hook in `cwd` with `env` added: the reply, and how long it took. */
-function goose(inst: { env: NodeJS.ProcessEnv; command: string }, id: string, cwd: string, env: NodeJS.ProcessEnv) {
-  const t0 = Date.now();
-  const r = spawnSync('sh', ['-c', inst.command], { input: JSON.stringify(pre(id)), cwd, env: { ...inst.env, ...env }, encoding: 'utf8', timeout: 20_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
-}
+/** goose running the PreToolUse hook in `cwd` with `env` added. */
+const goose = (inst: InstalledHooks, id: string, cwd: string, env: NodeJS.ProcessEnv) => runGooseHook(inst, 'PreToolUse', pre(id), { cwd, env });
 
 describe('the policy provider on the fast path and the fallback', () => {
   let c: RunningCollector;
   let log: string;
-  let fast: { env: NodeJS.ProcessEnv; command: string };
-  let fallback: { env: NodeJS.ProcessEnv; command: string };
+  let fast: InstalledHooks;
+  let fallback: InstalledHooks;
   /** goose's working directory, holding ./deny; the collector runs elsewhere */
   let project: string;
   /** a directory on goose's PATH only, holding deny-provider */
@@ -56,8 +36,8 @@ describe('the policy provider on the fast path and the fallback', () => {
     const dir = tempDir('policy-');
     log = join(dir, 'events.db');
     c = await startCollector({ log });
-    fast = install(c.port, log, '/nonexistent/node');
-    fallback = install(1, join(dir, 'direct', 'events.db'), process.execPath);
+    fast = installGooseHooks(c.port, log, '/nonexistent/node');
+    fallback = installGooseHooks(1, join(dir, 'direct', 'events.db'));
     project = tempDir('policy-project-');
     writeFileSync(join(project, 'deny'), DENY, { mode: 0o755 });
     writeFileSync(join(project, 'lingering-deny'), LINGERING_DENY, { mode: 0o755 });
