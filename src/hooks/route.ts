@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { HOOK_TOKEN_HEADER, tokenMatches } from '../config/hook-token';
 import { isHookLauncherHost } from '../config/hosts';
 import { BeaconError, type BeaconErrorCode } from '../model/errors';
+import { quoteInput } from '../model/quote-input';
 import type { HookRouteHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { handleHook, isSubcommand } from './pipeline';
@@ -72,7 +73,7 @@ export const hookRoute: FastifyPluginAsync<HookRouteOptions> = async (scope, opt
     // almost always, so the path is resolved (an lstat per component) only when it differs.
     if (named === undefined || (named !== options.logPath && canonical(named) !== own)) refuse('wrong_log');
     const sub = req.params.sub;
-    if (!isSubcommand(sub)) throw new BeaconError('not_found', `unknown hook "${sub}"`);
+    if (!isSubcommand(sub)) throw new BeaconError('not_found', `unknown hook ${quoteInput(sub, 24)}`);
     const provider = req.headers['x-beacon-policy-provider'];
     // The launcher resolves the provider where goose set it; a relative name means nothing here
     // (this process's directory and PATH are not goose's): the launcher's fallback resolves it.
