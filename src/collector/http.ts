@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
+import { quoteInput } from '../model/quote-input';
 import type { ForwardHealth, HealthAnswer, HookFailureHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
@@ -104,7 +105,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
-    throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
+    throw new BeaconError('not_found', `404 page not found: ${req.method} ${quoteInput(req.url, 64)}${hint}`);
   });
 
   app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {

@@ -75,11 +75,14 @@ describe('beacon stream goose', () => {
     assert.equal(tee.status, 0, tee.stderr);
     assert.equal(tee.stdout, input.toString());
     const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
-    assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'command.executed']);
+    // issue 22 item 14: the deep line is no longer skipped but kept as an unknown line, cut and marked
+    assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'agent.unknown', 'command.executed']);
     const printed = pipe(['--no-log'], input);
     assert.equal(printed.status, 0, printed.stderr);
-    assert.match(printed.stderr, /^beacon stream: input line 4 skipped: /m);
-    assert.deepEqual(jsonl(printed.stdout).map((e) => e.type), ['agent', 'command', 'agent']);
+    assert.doesNotMatch(printed.stderr, /skipped/);
+    const shown = jsonl(printed.stdout);
+    assert.deepEqual(shown.map((e) => e.type), ['agent', 'command', 'unknown', 'agent']);
+    assert.match(JSON.stringify(shown[2].raw), /\.\.\.\[truncated: nested too deep\]/);
   });
 
   it('--tee passes goose\'s lines through byte for byte and only records', () => {

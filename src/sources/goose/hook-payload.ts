@@ -1,3 +1,5 @@
+import { cutDeepNesting } from '../../model/nesting';
+
 /** goose's hook payload (HookContext), as goose 1.47+ sends it on stdin. Unset fields are omitted. */
 export interface GoosePayload {
   event?: string;
@@ -33,7 +35,8 @@ export function parsePayload(text: string): GoosePayload {
     throw new Error(`hook payload is not valid JSON (${Buffer.byteLength(text)} bytes)`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('hook payload is not a JSON object');
-  const o = v as Record<string, unknown>;
+  // nested deeper than any walk after this can follow: cut and marked, the event kept (issue 22 item 14)
+  const o = cutDeepNesting(v as Record<string, unknown>).value;
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   // matcher_context is deliberately ignored: on UserPromptSubmit it is the prompt text again.
   return {

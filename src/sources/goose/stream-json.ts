@@ -1,3 +1,4 @@
+import { cutDeepNesting } from '../../model/nesting';
 import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
 import type { Line } from '../../stream/lines';
 import { harnessToolEvent } from './stream-tools';
@@ -75,7 +76,7 @@ export class GooseStreamParser {
     if (l.text.trim() === '') return [];
     let rec: unknown;
     try {
-      rec = JSON.parse(l.text);
+      rec = cutDeepNesting(JSON.parse(l.text) as unknown).value; // issue 22 item 14
     } catch {
       if (!this.sawRecord && this.bannerLine(l.text)) return [];
       return [this.unknown(l.text)];
