@@ -70,6 +70,18 @@ export interface ReceiverCounters {
   rejectedDataPoints: number;
 }
 
+/**
+ * OTLP/gRPC beside OTLP/HTTP (`grpcPort`): where it listens, or why it does not, and its own
+ * counters (the report's top-level counters are the totals of both transports).
+ */
+export interface GrpcHealth extends ReceiverCounters {
+  /** `down`: it could not listen (a port in use…; `error` says why); `off`: `grpcPort` 0 */
+  state: 'listening' | 'down' | 'off' | 'stopping';
+  /** host:port, e.g. 127.0.0.1:4317; null when off */
+  address: string | null;
+  error?: string;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -88,6 +100,8 @@ export interface HealthReport extends ReceiverCounters {
   /** requests refused for a Host header that is not this machine's (DNS rebinding defence) */
   host_refused: number;
   hooks?: HookRouteHealth;
+  /** OTLP/gRPC; absent from collectors without it (older ones, in-process test apps) */
+  grpc?: GrpcHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
 }
