@@ -59,9 +59,17 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   // grpc-js prints its own errors to stderr ("E No address added…"); ours say it better, in the collector's log
   grpc.setLogger({ error: (...a: unknown[]) => logger.debug({ grpc: a.map(String).join(' ') }, 'grpc-js'), info: () => {}, debug: () => {} } as unknown as Partial<Console>);
   let closing = false;
+  /** Refusals that need no body: stopping, the writer's queue full, the in-flight budget spent. */
+  const refusal = (): BeaconError | undefined => {
+    if (closing) return new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
+    if (options.sink.pending >= options.maxPendingExports) return new BeaconError('overloaded', `${options.sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
+    if (options.budget.bytes >= options.budget.capacity) return new BeaconError('overloaded', `the in-flight limit is spent (maxBytesInFlight)`, { retryAfterSeconds: 1 });
+    return undefined;
+  };
   const server = new grpc.Server({
     // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
     'grpc.max_receive_message_length': options.maxBodyBytes,
+    interceptors: [admitAtHeaders(grpc, refusal, logger)],
   });
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call.request, callback) });
@@ -70,8 +78,8 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   async function exportCall(signal: OtlpSignal, raw: Buffer, callback: GrpcJs.sendUnaryData<Buffer>): Promise<void> {
     const reservation = options.budget.open();
     try {
-      if (closing) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
-      if (options.sink.pending >= options.maxPendingExports) throw new BeaconError('overloaded', `${options.sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
+      const refused = refusal(); // again: the state may have changed while the message was read
+      if (refused) throw refused;
       reservation.grow(raw.length);
       const decoded = await decodeExport(signal, 'protobuf', raw, undefined, options, reservation);
       const consumed = decoded.decoded === undefined ? NO_EXPORT : await signal.consume(decoded.decoded, options.sink, logger);
@@ -79,21 +87,13 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
       countExport(options.totals, signal, decoded.items, consumed);
       callback(null, encodeExportResponse(signal, 'protobuf', consumed.rejected, consumed.message));
     } catch (e) {
-      callback(grpcError(grpc, e, logger, signal));
+      callback(grpcError(grpc, e, logger, signal.name));
     } finally {
       reservation.release();
     }
   }
 
-  let port = 0;
-  let failure: string | undefined;
-  try {
-    port = await new Promise<number>((resolve, reject) => server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  } catch (e) {
-    failure = listenFailure(address, (e as Error).message);
-    logger.error({ address }, failure);
-    server.forceShutdown();
-  }
+  const { port, failure } = await bind(grpc, server, address, logger);
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
@@ -115,6 +115,39 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   };
 }
 
+/**
+ * grpc-js reads a message whole before the handler sees it (up to maxBodyBytes), so admission by
+ * bytes cannot take it chunk by chunk as read-body.ts does: a call is refused at its headers
+ * instead, before its message is read, whenever it would be refused after.
+ */
+function admitAtHeaders(grpc: typeof GrpcJs, refusal: () => BeaconError | undefined, logger: Logger): GrpcJs.ServerInterceptor {
+  return (_method, call) => {
+    const intercepting: GrpcJs.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, proceed) => {
+            const refused = refusal();
+            if (refused) intercepting.sendStatus(grpcError(grpc, refused, logger) as Parameters<GrpcJs.ServerInterceptingCall['sendStatus']>[0]);
+            else proceed(metadata);
+          },
+        }),
+    });
+    return intercepting;
+  };
+}
+
+/** Listens; a failure (a port in use…) is logged and returned, never thrown: OTLP/HTTP runs without gRPC. */
+async function bind(grpc: typeof GrpcJs, server: GrpcJs.Server, address: string, logger: Logger): Promise<{ port: number; failure?: string }> {
+  try {
+    return { port: await new Promise<number>((resolve, reject) => server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p)))) };
+  } catch (e) {
+    const failure = listenFailure(address, (e as Error).message);
+    logger.error({ address }, failure);
+    server.forceShutdown();
+    return { port: 0, failure };
+  }
+}
+
 /** One signal's service with raw-bytes (de)serializers: the receiver's own wire walk and decoder read the request. */
 function serviceOf(signal: OtlpSignal): GrpcJs.ServiceDefinition {
   const bytes = (b: Buffer) => b;
@@ -133,10 +166,10 @@ function serviceOf(signal: OtlpSignal): GrpcJs.ServiceDefinition {
 }
 
 /** A failure as a gRPC status: the one table's code, and a google.rpc.RetryInfo in the status details when the client should come back. */
-function grpcError(grpc: typeof GrpcJs, e: unknown, logger: Logger, signal: OtlpSignal): Partial<GrpcJs.StatusObject> {
+function grpcError(grpc: typeof GrpcJs, e: unknown, logger: Logger, signal?: string): Partial<GrpcJs.StatusObject> {
   const err = isBeaconError(e) ? e : new BeaconError('internal', (e as Error).message, { cause: e });
   const { http, grpc: code } = STATUS_TABLE[err.code];
-  if (http >= 500 && err.code !== 'unavailable') logger.error({ code: err.code, err: err.message, signal: signal.name, transport: 'grpc' }, 'export failed');
+  if (http >= 500 && err.code !== 'unavailable') logger.error({ code: err.code, err: err.message, signal, transport: 'grpc' }, 'export failed');
   const metadata = new grpc.Metadata();
   if (err.retryAfterSeconds !== undefined) {
     const retry = OtlpTypes.retryInfo.encode(OtlpTypes.retryInfo.create({ retryDelay: { seconds: err.retryAfterSeconds } })).finish();
