@@ -19,8 +19,8 @@ import { freePort } from '../helpers/grpc-client';
 import { startMockModel } from '../helpers/mock-model';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
-// The agents whose own docs offer gRPC (agents-otlp-facts.md): Gemini CLI's default, Claude Code's quick start, Codex's otlp-grpc.
-const RUNS: Array<[AgentName, string]> = [['gemini', 'gemini-cli'], ['claude', 'claude-code'], ['codex', 'codex']];
+// The agents whose own docs offer gRPC (agents-otlp-facts.md): Gemini CLI's and Qwen Code's default, Claude Code's quick start, Codex's otlp-grpc.
+const RUNS: Array<[AgentName, string]> = [['gemini', 'gemini-cli'], ['claude', 'claude-code'], ['codex', 'codex'], ['qwen', 'qwen-code']];
 const tail = (s: string, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
 
 describe('beacon install <agent> --protocol grpc, then one real run: its model calls and tool call arrive over OTLP/gRPC', () => {
