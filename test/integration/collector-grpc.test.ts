@@ -150,6 +150,32 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body)).code, 0);
   });
 
+  it('one in-flight budget for both transports: a gRPC export is refused with RetryInfo while an HTTP export holds the bytes', async () => {
+    const c = await start(['--grpc-port', String(await freePort())], { maxBytesInFlight: 1.5 * 1024 * 1024, busyTimeoutMs: 8000 });
+    const holder = new Database(c.log);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const first = fetch(`${c.url}/v1/traces`, { method: 'POST', body: gooseExportTemplate(100).body, headers: PB }); // ~0.95 MiB once decoded
+      let held = 0;
+      for (let i = 0; i < 100 && held === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        held = (await health(c)).bytes_in_flight;
+      }
+      assert.ok(held > 500_000, String(held));
+      const refused = await grpcExport(c.grpc, 'trace', gooseExportTemplate(100).body);
+      assert.equal(refused.code, 8, refused.details);
+      assert.equal(refused.retryDelaySeconds, 1);
+      assert.match(refused.details, /in flight \(limit 1\.5 MiB, maxBytesInFlight\)/);
+      holder.exec('ROLLBACK');
+      assert.equal((await first).status, 200);
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
+    assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(100).body)).code, 0, 'the budget was returned');
+    assert.equal((await health(c)).bytes_in_flight, 0);
+  });
+
   it('a gRPC port in use: OTLP/HTTP still serves, the log names the port, /health says grpc is down', async () => {
     const holder = createServer();
     const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
