@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ForwardHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters } from '../model/health';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -25,6 +25,8 @@ export interface HealthInput {
   hostRefused?: number;
   hooks?: HookRouteHealth;
   hookFailures?: HookFailureHealth;
+  /** OTLP/gRPC, when the collector runs it */
+  grpc?: GrpcHealth;
   forward?: ForwardHealth[];
 }
 
@@ -50,6 +52,7 @@ export function healthReport(input: HealthInput): HealthAnswer {
     host_refused: input.hostRefused ?? 0,
     ...(input.hooks ? { hooks: input.hooks } : {}),
     ...(input.hookFailures ? { hookFailures: input.hookFailures } : {}),
+    ...(input.grpc ? { grpc: input.grpc } : {}),
     ...(input.forward ? { forward: input.forward } : {}),
     status,
     version: BEACON_VERSION,

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
-import type { ForwardHealth, HealthAnswer, HookFailureHealth } from '../model/health';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -32,6 +32,8 @@ export interface CollectorHttpOptions {
   hooks?: HookRouteOptions;
   /** the dashboard at / (the collector serves it; tests of the OTLP path need not) */
   dashboard?: Omit<DashboardOptions, 'health' | 'openLog'> & { logPath: string };
+  /** OTLP/gRPC's state and counters for /health (the collector starts it beside this app) */
+  grpcHealth?: () => GrpcHealth | undefined;
   /** forwarding's destinations for /health, when forwarding runs */
   forwardStatus?: () => ForwardHealth[];
   /** Beacon's own hooks failing inside goose, as recorded through this collector */
@@ -88,6 +90,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       queueBytes: receiver.bytesInFlight(),
       hostRefused: hostGuard.refused,
       ...(options.hooks ? { hooks: options.hooks.stats } : {}),
+      grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
       ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
     });
@@ -110,12 +113,12 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
 
   app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {
     const e = toBeaconError(err);
-    const { http, grpc } = STATUS_TABLE[e.code];
+    const { http, grpc, httpBodyCode } = STATUS_TABLE[e.code];
     if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
     else refusals.note(http, e.code, routePath(req));
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
-    return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));
+    return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, httpBodyCode ?? grpc, e.message));
   });
 
   let closed: Promise<void> | undefined;

@@ -77,6 +77,18 @@ export interface HookFailureHealth {
   last: string | null;
 }
 
+/**
+ * OTLP/gRPC beside OTLP/HTTP (`grpcPort`): where it listens, or why it does not, and its own
+ * counters (the report's top-level counters are the totals of both transports).
+ */
+export interface GrpcHealth extends ReceiverCounters {
+  /** `down`: it could not listen (a port in use…; `error` says why); `off`: `grpcPort` 0 */
+  state: 'listening' | 'down' | 'off' | 'stopping';
+  /** host:port, e.g. 127.0.0.1:4317; null when off */
+  address: string | null;
+  error?: string;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -97,6 +109,8 @@ export interface HealthReport extends ReceiverCounters {
   hooks?: HookRouteHealth;
   /** Beacon's own goose hooks failing (failed open, exited non-zero, could not run), as this collector recorded them */
   hookFailures?: HookFailureHealth;
+  /** OTLP/gRPC; absent from collectors without it (older ones, in-process test apps) */
+  grpc?: GrpcHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
 }
