@@ -23,6 +23,8 @@ import { benchDurability, benchRetention, benchWriterDurability } from './store'
 import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
+import { benchFootprint } from './footprint';
+import { printIssue25Table } from './summary';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -110,8 +112,15 @@ async function main() {
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
+    // What the row format's indexes cost: the same appends (same rows, same bytes, same statement)
+    // into a log whose secondary indexes were dropped.
+    const bare = EventLog.open(join(tempDir('bench-'), 'insert-no-index.db'));
+    for (const { name } of bare.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string }[]) bare.db.exec(`DROP INDEX "${name}"`);
+    results.insertNoIndexRowsPerSec = rate(2, (i) => bare.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
+    bare.close();
     console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window); a hostile 4 MB prompt ${fmt(results.hostileContentSanitizeMs, 0)} ms (its first 64 Ki characters)`);
-    console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
+    console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans), ${fmt(results.insertRowsPerSec / results.insertNoIndexRowsPerSec, 2)}× the same rows with no secondary index (${fmt(results.insertNoIndexRowsPerSec)} rows/s)`);
+    results.insertCeilingSpansPerSec = (results.insertRowsPerSec * 100) / genAiSpans;
 
     const c = await startCollector();
     await new Promise((r) => setTimeout(r, 1500));
@@ -167,6 +176,8 @@ async function main() {
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());
   if (want('dashboard')) Object.assign(results, await benchDashboard());
+  if (want('footprint')) Object.assign(results, await benchFootprint());
+  printIssue25Table(results);
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 
