@@ -218,6 +218,14 @@ function probeLauncher(bin: string, count: number): Check {
 
 const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * The newest event of a collection path, walking the time index from the newest (a few rows when
+ * both paths record), and the log's size from its smallest index. Issue 25: a GROUP BY method over
+ * every row read the whole log (50–70 ms at 40k events, seconds at 1M) for the same answer.
+ */
+export const NEWEST_OF_METHOD_SQL = 'SELECT ts_ns AS last FROM events INDEXED BY events_ts WHERE method = ? ORDER BY ts_ns DESC LIMIT 1';
+export const LOG_COUNT_SQL = 'SELECT count(*) AS n FROM events';
+
 /** The event log, looked at without creating it (doctor writes nothing). */
 export function logChecks(path: string): Check[] {
   const state = inspectLog(path);
@@ -240,21 +248,26 @@ export function logChecks(path: string): Check[] {
     return [{ id: 'event-log', status: 'fail', message: (e as Error).message, fix: 'fix the permissions, or pass --log' }];
   }
   try {
-    const rows = log.db.prepare('SELECT method, max(ts_ns) AS last, count(*) AS n FROM events GROUP BY method').safeIntegers(true).all() as { method: string; last: bigint; n: bigint }[];
-    const by = new Map(rows.map((r) => [r.method, r]));
+    const newest = log.db.prepare(NEWEST_OF_METHOD_SQL).safeIntegers(true);
+    const by = new Map<string, { last: bigint }>();
+    for (const m of ['otlp', 'hook']) {
+      const r = newest.get(m) as { last: bigint } | undefined;
+      if (r) by.set(m, r);
+    }
+    const total = (log.db.prepare(LOG_COUNT_SQL).safeIntegers(true).get() as { n: bigint }).n;
     const writable = canWrite(path) && canWrite(dirname(path));
     const out: Check[] = [writable
       ? { id: 'event-log', status: 'ok', message: `${path} is writable` }
       : { id: 'event-log', status: 'fail', message: `${path} (or its directory) is not writable: the collector and hooks cannot record`, fix: 'fix the permissions (the file 0600, its directory 0700, both yours)' }];
     const describe = (m: string) => {
       const r = by.get(m);
-      return r ? `last ${m} event ${new Date(Number(r.last / 1_000_000n)).toISOString()} (${r.n} in all)` : `no ${m} event yet`;
+      return r ? `last ${m} event ${new Date(Number(r.last / 1_000_000n)).toISOString()}` : `no ${m} event yet`;
     };
     const missing = ['otlp', 'hook'].filter((m) => !by.has(m));
     out.push({
       id: 'collection',
       status: missing.length === 0 ? 'ok' : 'warn',
-      message: `${describe('otlp')}; ${describe('hook')}${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
+      message: `${describe('otlp')}; ${describe('hook')} (${total} events in the log)${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
       ...(missing.length > 0 ? { fix: 'use goose once after installing, then run beacon doctor again' } : {}),
     });
     out.push(hookFailureCheck(log.db, BigInt(Date.now()) * 1_000_000n));

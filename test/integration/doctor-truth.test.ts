@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
-import { BEACON_BIN } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { EventLog } from '../../src/store/log/event-log';
+import { LOG_COUNT_SQL, NEWEST_OF_METHOD_SQL } from '../../src/setup/doctor';
 
 const beacon = beaconIn;
 
@@ -104,6 +106,23 @@ describe('beacon doctor tells the truth', () => {
     assert.match(r.stderr, /beacon collector/);
     const d = beacon(h, ['doctor', '--json', '--port', '1']);
     assert.match(check(d.stdout, 'collector').fix!, /beacon collector in a terminal \(there is no systemd user session/);
+  });
+});
+
+describe('beacon doctor reads the log by its indexes (issue 25)', () => {
+  it('the collection check neither scans the table nor sorts: the time index newest-first, the count from a covering index', () => {
+    const path = join(tempDir('doctor-plan-'), 'events.db');
+    EventLog.open(path).close();
+    const log = EventLog.open(path, { readonly: true });
+    try {
+      for (const sql of [NEWEST_OF_METHOD_SQL, LOG_COUNT_SQL]) {
+        const plan = (log.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(sql.includes('?') ? ['otlp'] : [])) as { detail: string }[]).map((r) => r.detail).join('; ');
+        assert.match(plan, /USING (COVERING )?INDEX/, `${sql}: ${plan}`);
+        assert.doesNotMatch(plan, /TEMP B-TREE/, `${sql}: ${plan}`);
+      }
+    } finally {
+      log.close();
+    }
   });
 });
 

@@ -1,5 +1,4 @@
 import { agentChecks, agentSummary } from '../../setup/agent-doctor';
-import { agentSendTest } from '../../setup/agent-send-test';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import type { Target } from '../../setup/agents/spec';
 import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
@@ -50,7 +49,8 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
     checks = [(await collectorCheck(base, ctx, 1500)).check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
-    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env)));
+    // Loaded for --send-test only: its OTLP encoder is protobufjs (45 modules, ~30 ms of every doctor run).
+    if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env)));
   } else {
     checks = await runDoctor({
       env, cwd, host, port, portSource: source,
