@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, readFileSync, statSync, unlinkSync } from 'no
 import http from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { BEACON_BIN, tempDir } from '../test/helpers/paths';
+import { BEACON_BIN, repoRoot, tempDir } from '../test/helpers/paths';
 import { startCollector, type RunningCollector } from '../test/helpers/daemon';
 import { buildLog } from './dashboard';
 import { gooseExportTemplate, stampIds } from './fixture';
@@ -51,9 +51,15 @@ async function nodeFloor(): Promise<{ bare: number; twoWorkers: number }> {
   return { bare: await measure('setInterval(() => {}, 1000)'), twoWorkers: await measure(`${worker}${worker}setInterval(() => {}, 1000)`) };
 }
 
-async function idleFootprint(): Promise<Record<string, number>> {
-  const floor = await nodeFloor();
-  const c = await startCollector();
+/** The Node options the service files run the collector with (systemd/beacon-collector.service's ExecStart, the plist's the same). */
+export function serviceNodeArgs(): string[] {
+  const unit = readFileSync(join(repoRoot(), 'systemd', 'beacon-collector.service'), 'utf8');
+  const between = /^ExecStart="\{\{NODE\}\}"(.*?)"\{\{BEACON\}\}"/m.exec(unit)?.[1] ?? '';
+  return between.split(/\s+/).filter(Boolean);
+}
+
+async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threadsUp: number; afterWork: number }> {
+  const c = await startCollector({ nodeArgs });
   await sleep(1500);
   const idle = rssMb(c.proc.pid!);
   await exportOnce(c.url);
@@ -63,11 +69,24 @@ async function idleFootprint(): Promise<Record<string, number>> {
   await sleep(3000);
   const afterWork = rssMb(c.proc.pid!);
   await c.stop();
+  return { idle, threadsUp, afterWork };
+}
+
+async function idleFootprint(): Promise<Record<string, number>> {
+  const floor = await nodeFloor();
+  const flags = serviceNodeArgs();
+  const byHand = await collectorRss([]);
+  const service = await collectorRss(flags);
+  const line = (r: typeof byHand) => `idle ${r.idle.toFixed(1)} MB, threads up ${r.threadsUp.toFixed(1)} MB, after 20 exports and 3 s idle ${r.afterWork.toFixed(1)} MB`;
   console.log(
-    `footprint: collector RSS idle ${idle.toFixed(1)} MB, threads up ${threadsUp.toFixed(1)} MB, after 20 exports and 3 s idle ${afterWork.toFixed(1)} MB; ` +
+    `footprint: collector RSS as the service runs it (node ${flags.join(' ')}) ${line(service)}; run by hand (no Node options) ${line(byHand)}; ` +
       `floor in this run: bare node ${floor.bare.toFixed(1)} MB, bare node + 2 empty worker threads ${floor.twoWorkers.toFixed(1)} MB`,
   );
-  return { footprintIdleRssMb: idle, threadsUpRssMb: threadsUp, afterWorkRssMb: afterWork, bareNodeRssMb: floor.bare, bareNodeTwoWorkersRssMb: floor.twoWorkers };
+  return {
+    footprintIdleRssMb: service.idle, threadsUpRssMb: service.threadsUp, afterWorkRssMb: service.afterWork,
+    byHandIdleRssMb: byHand.idle, byHandThreadsUpRssMb: byHand.threadsUp, byHandAfterWorkRssMb: byHand.afterWork,
+    bareNodeRssMb: floor.bare, bareNodeTwoWorkersRssMb: floor.twoWorkers,
+  };
 }
 
 /** The dashboard in use: a separate process loading every page in turn, as fast as they answer, until killed. */
@@ -92,7 +111,7 @@ async function exportsFor(c: RunningCollector, ms: number, withPages: boolean): 
 }
 
 async function exportDuringDashboard(log: string): Promise<Record<string, number>> {
-  const c = await startCollector({ log });
+  const c = await startCollector({ log, nodeArgs: serviceNodeArgs() });
   await exportsFor(c, 1500, true); // warm: the threads, the query thread, the usage rollup
   const alone: number[] = [];
   const loaded: number[] = [];

@@ -23,7 +23,7 @@ import { benchDurability, benchRetention, benchWriterDurability } from './store'
 import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
-import { benchFootprint } from './footprint';
+import { benchFootprint, serviceNodeArgs } from './footprint';
 import { printIssue25Table } from './summary';
 
 const only = process.argv.slice(2);
@@ -122,7 +122,8 @@ async function main() {
     console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans), ${fmt(results.insertRowsPerSec / results.insertNoIndexRowsPerSec, 2)}× the same rows with no secondary index (${fmt(results.insertNoIndexRowsPerSec)} rows/s)`);
     results.insertCeilingSpansPerSec = (results.insertRowsPerSec * 100) / genAiSpans;
 
-    const c = await startCollector();
+    // As the service runs it (its Node options: a 1 MB young generation).
+    const c = await startCollector({ nodeArgs: serviceNodeArgs() });
     await new Promise((r) => setTimeout(r, 1500));
     results.idleRssMb = rss(c.proc.pid!).rss;
     let peak = 0;

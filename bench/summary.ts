@@ -11,7 +11,7 @@ export function printIssue25Table(r: Results): void {
   const rows: [string, string, string, string][] = [
     [
       'collector RSS (threads warm)',
-      `idle ${f(r.footprintIdleRssMb)} MB, threads up ${f(r.threadsUpRssMb)} MB, after 20 exports ${f(r.afterWorkRssMb)} MB; peak under load ${f(r.peakRssMb)} MB`,
+      `as the service runs it: idle ${f(r.footprintIdleRssMb)} MB, threads up ${f(r.threadsUpRssMb)} MB, after 20 exports ${f(r.afterWorkRssMb)} MB; peak under load ${f(r.peakRssMb)} MB (by hand: ${f(r.byHandIdleRssMb)} / ${f(r.byHandThreadsUpRssMb)} / ${f(r.byHandAfterWorkRssMb)} MB)`,
       `bare node ${f(r.bareNodeRssMb)} MB, + 2 empty worker threads ${f(r.bareNodeTwoWorkersRssMb)} MB`,
       '≤ 60 MB with the threads up, after work too; ≤ 120 MB at saturation',
     ],

@@ -14,10 +14,10 @@ export interface RunningCollector {
 }
 
 /** Starts the compiled `beacon collector` on a free loopback port, as a user (or a service manager) would. */
-export async function startCollector(options: { log?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCollector> {
+export async function startCollector(options: { log?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<RunningCollector> {
   const home = tempDir('beacon-home-');
   const log = options.log ?? join(home, 'events.db');
-  const proc = spawn(process.execPath, [BEACON_BIN, 'collector', '--port', '0', '--log', log, ...(options.args ?? [])], {
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), BEACON_BIN, 'collector', '--port', '0', '--log', log, ...(options.args ?? [])], {
     env: { ...process.env, HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
