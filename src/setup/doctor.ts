@@ -1,7 +1,7 @@
 import { environmentChecks, judgeEndpoint } from './goose-env-checks';
 import { hookFailureCheck } from './hook-failure-check';
 export { judgeEndpoint } from './goose-env-checks';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/log/event-log';
@@ -41,6 +41,9 @@ export interface DoctorContext {
 export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const checks: Check[] = [];
   const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
+  // The plugin checks run the hook launcher (a Node.js start, as goose does): it runs beside the
+  // /health read and the checks below, not after them (issue 25: doctor ≤ 2× a bare Node start).
+  const plugin = pluginChecks(ctx);
   // One /health read serves the collector check and the forwarding checks.
   const { check: collector, health } = await collectorCheck(base, ctx, ctx.fetchTimeoutMs ?? 1500);
   checks.push(collector);
@@ -48,7 +51,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   checks.push(...forwardChecks(health?.forward));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
-  checks.push(...pluginChecks(ctx));
+  checks.push(...(await plugin));
   checks.push(...logChecks(ctx.log));
   if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
@@ -135,7 +138,7 @@ function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
   return [{ id: 'goose-config', ...judged }];
 }
 
-function pluginChecks(ctx: DoctorContext): Check[] {
+async function pluginChecks(ctx: DoctorContext): Promise<Check[]> {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const scopes = [
     { name: 'project', agents: loc.projectAgentsDir },
@@ -161,7 +164,7 @@ function pluginChecks(ctx: DoctorContext): Check[] {
   const broken = [...new Set(ours.map(launcherOf).filter((bin) => !isExecutable(bin)))];
   if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
   else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
-  else out.push(probeLauncher(launcherOf(ours[0]!), ours.length));
+  else out.push(await probeLauncher(launcherOf(ours[0]!), ours.length));
   return out;
 }
 
@@ -208,8 +211,16 @@ function isStringArray(v: unknown): v is string[] {
  * Runs the hook launcher as goose does (`sh -c`, a minimal PATH like the desktop app's) with a
  * harmless `--version`: a launcher whose Node.js or bundle is gone fails here, not on every hook.
  */
-function probeLauncher(bin: string, count: number): Check {
-  const r = spawnSync('sh', ['-c', `${shellWord(bin)} --version`], { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' } });
+async function probeLauncher(bin: string, count: number): Promise<Check> {
+  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
+    const child = spawn('sh', ['-c', `${shellWord(bin)} --version`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', (error) => resolve({ status: null, signal: null, stdout, stderr, error }));
+    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
+  });
   const said = `${r.stdout ?? ''}`.trim();
   if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
   const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${`${r.stderr ?? ''}`.trim() ? `: ${`${r.stderr}`.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
