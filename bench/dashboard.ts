@@ -19,14 +19,15 @@ import { tempDir } from '../test/helpers/paths';
 
 const EVENTS = 1_000_000;
 const SESSIONS = 2000;
-const PER_SESSION = EVENTS / SESSIONS;
 const MODELS: [string, string][] = [['claude-sonnet-4-5-20250929', 'anthropic'], ['gpt-5.4', 'openai'], ['gemini-2.5-pro', 'google'], ['my-local-model', 'ollama']];
 const DAY_MS = 86_400_000;
 
-function buildLog(path: string, nowMs: number): void {
+/** A goose-shaped log of `events` events in `sessions` sessions over the 30 days before `nowMs` (also the footprint bench's 40k-event log). */
+export function buildLog(path: string, nowMs: number, events = EVENTS, sessions = SESSIONS): void {
+  const PER_SESSION = events / sessions;
   const log = EventLog.open(path);
   const t0 = nowMs - 30 * DAY_MS;
-  const span = (30 * DAY_MS) / SESSIONS;
+  const span = (30 * DAY_MS) / sessions;
   let rows: EventRow[] = [];
   let n = 0;
   const push = (sid: string, tsMs: number, method: string, action: string, rec: Record<string, unknown>, extra: Partial<EventRow> = {}) => {
@@ -44,7 +45,7 @@ function buildLog(path: string, nowMs: number): void {
       rows = [];
     }
   };
-  for (let s = 0; s < SESSIONS; s++) {
+  for (let s = 0; s < sessions; s++) {
     const sid = `2026${String(s).padStart(6, '0')}`;
     const repo = `/home/alice/proj${s % 25}`;
     let t = t0 + s * span;

@@ -5,8 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { spanEvents } from '../src/sources/dispatch';
 import { EventLog } from '../src/store/log/event-log';
+import { INSERT_EVENT_SQL, runInsert } from '../src/store/log/columns';
 import { decodeProtoTraces } from '../src/receiver/signals/traces';
 import { toRows } from '../src/ingest/rows';
 import { limitRecordUnredacted } from '../src/redact/sanitize';
@@ -24,6 +26,8 @@ import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
 import { benchGrpc } from './grpc';
+import { benchFootprint, serviceNodeArgs } from './footprint';
+import { printIssue25Table } from './summary';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -37,6 +41,12 @@ function rate(seconds: number, fn: (i: number) => number): number {
   const end = start + seconds * 1000;
   while (performance.now() < end) items += fn(i++);
   return items / ((performance.now() - start) / 1000);
+}
+
+/** CPU seconds (user + system, all threads) a process has used: /proc/PID/stat fields 14 and 15, in clock ticks. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function rss(pid: number): { rss: number; hwm: number } {
@@ -111,17 +121,36 @@ async function main() {
     const log = EventLog.open(join(tempDir('bench-'), 'insert.db'));
     results.insertRowsPerSec = rate(2, (i) => log.append(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))).inserted);
     log.close();
+    // What the row format costs: SQLite inserting the same values (same columns, same bytes, same
+    // binder, one transaction per export) into a plain table with no key, no index and no dedup read.
+    const bare = EventLog.open(join(tempDir('bench-'), 'insert-plain.db'));
+    bare.db.exec('CREATE TABLE plain AS SELECT * FROM events WHERE 0');
+    const plainInsert = bare.db.prepare(INSERT_EVENT_SQL.replace('INSERT OR IGNORE INTO events', 'INSERT INTO plain'));
+    const plainAppend = bare.db.transaction((rows: typeof sample) => {
+      for (const r of rows) runInsert(plainInsert, r, 1n);
+      return rows.length;
+    });
+    results.insertNoIndexRowsPerSec = rate(2, (i) => plainAppend(sample.map((r, j) => ({ ...r, id: `${i}-${j}`, traceId: `${i}-${r.traceId}` }))));
+    bare.close();
     console.log(`redaction: the one-thread pipeline with redaction runs ${fmt(results.pipelineSpansPerCpuSec / results.pipelineUnredactedSpansPerCpuSec, 3)}× as fast as without it (${fmt(results.pipelineSpansPerCpuSec)} vs ${fmt(results.pipelineUnredactedSpansPerCpuSec)} spans per CPU-second); corpus (${SECRET_SHAPES.length} secret shapes + ${NEAR_MISSES.length} near misses) ${fmt(results.corpusStringsPerSec)} strings/s; a 1.1 MB tool result ${fmt(results.hugeStringSanitizeMs, 1)} ms (redacted over its first 10 KiB window); a hostile 4 MB prompt ${fmt(results.hostileContentSanitizeMs, 0)} ms (its first 64 Ki characters)`);
-    console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans)`);
+    console.log(`ceilings (one thread): decode ${fmt(results.decodeSpansPerSec)} spans/s; decode+extract+redact ${fmt(results.pipelineSpansPerSec)} spans/s; SQLite insert ${fmt(results.insertRowsPerSec)} rows/s (= ${fmt((results.insertRowsPerSec * 100) / genAiSpans)} spans/s at ${genAiSpans} rows per 100 spans), ${fmt(results.insertRowsPerSec / results.insertNoIndexRowsPerSec, 2)}× SQLite inserting the same values into a plain table, no key or index (${fmt(results.insertNoIndexRowsPerSec)} rows/s)`);
+    results.insertCeilingSpansPerSec = (results.insertRowsPerSec * 100) / genAiSpans;
 
-    const c = await startCollector();
+    // As the service runs it (its Node options: a 1 MB young generation).
+    const c = await startCollector({ nodeArgs: serviceNodeArgs() });
     await new Promise((r) => setTimeout(r, 1500));
     results.idleRssMb = rss(c.proc.pid!).rss;
     let peak = 0;
     const poll = setInterval(() => (peak = Math.max(peak, rss(c.proc.pid!).rss)), 100);
+    const cpu0 = cpuSeconds(c.proc.pid!);
+    const wall0 = performance.now();
     const sustained = await new Promise<ReturnType<typeof loadgen>>((resolve) => setImmediate(() => resolve(loadgen(c.url, ['--seconds', '10', '--connections', '8']))));
+    // What bounds saturation: the cores the collector got (of the machine's 2) and the machine's load meanwhile.
+    results.saturationCollectorCores = (cpuSeconds(c.proc.pid!) - cpu0) / ((performance.now() - wall0) / 1000);
+    results.saturationLoadAvg = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
     clearInterval(poll);
-    results.peakRssMb = Math.max(peak, rss(c.proc.pid!).rss);
+    // VmHWM: the poll above cannot run while loadgen's spawnSync blocks this thread.
+    results.peakRssMb = Math.max(peak, rss(c.proc.pid!).hwm);
     const walMb = () => (existsSync(`${c.log}-wal`) ? statSync(`${c.log}-wal`).size / 1048576 : 0);
     results.walAfterSaturationMb = walMb();
     const health = (await (await fetch(`${c.url}/health`)).json()) as { checkpoints: { restarts: number; longestRestartMs: number } };
@@ -150,7 +179,7 @@ async function main() {
     results.overloadSpansPerSec = (over.r.ok * 2300) / 4;
     await c.stop();
     console.log(`collector, 8 connections, 10 s: ${fmt(sustained.spansPerSec)} spans/s (${fmt(sustained.exportsPerSec, 1)} exports/s, ${sustained.failed} failed, statuses ${JSON.stringify(sustained.statuses)}), latency p50 ${fmt(sustained.p50, 1)} ms, p99 ${fmt(sustained.p99, 1)} ms`);
-    console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling`);
+    console.log(`  = ${fmt(sustained.spansPerSec / results.decodeSpansPerSec, 2)}× the decode-only ceiling, ${fmt(sustained.spansPerSec / results.pipelineSpansPerSec, 2)}× the one-thread pipeline ceiling, ${fmt(sustained.spansPerSec / results.insertCeilingSpansPerSec, 2)}× the insert ceiling; the collector used ${fmt(results.saturationCollectorCores, 2)} cores meanwhile (load average ${fmt(results.saturationLoadAvg, 1)} on ${cpus().length} cores)`);
     console.log(`collector at half that load (open loop, ${fmt(half.exportsPerSec, 1)} exports/s): ${fmt(half.spansPerSec)} spans/s, p50 ${fmt(half.p50, 1)} ms, p99 ${fmt(half.p99, 1)} ms, ${half.failed} failed`);
     console.log(`collector under malformed input (8 connections, 4 s): peak RSS ${fmt(bad.peak, 1)} MB, statuses ${JSON.stringify(bad.r.statuses)}`);
     console.log(`collector overloaded (64 connections of 1.4 MB exports, 4 s): peak RSS ${fmt(over.peak, 1)} MB, statuses ${JSON.stringify(over.r.statuses)}`);
@@ -169,6 +198,8 @@ async function main() {
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());
   if (want('dashboard')) Object.assign(results, await benchDashboard());
+  if (want('footprint')) Object.assign(results, await benchFootprint());
+  printIssue25Table(results);
   console.log(`\nJSON ${JSON.stringify(results)}`);
 }
 

@@ -6,7 +6,7 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
 import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
-import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
+import { dashboard as dashboardRoutes, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
 import { otlpReceiver, routePath, type OtlpReceiver } from '../receiver/plugin';
 import { RefusalLog } from '../receiver/refusal-log';
@@ -31,7 +31,7 @@ export interface CollectorHttpOptions {
   /** the hook fast path (the collector serves it; tests of the OTLP path need not) */
   hooks?: HookRouteOptions;
   /** the dashboard at / (the collector serves it; tests of the OTLP path need not) */
-  dashboard?: Omit<DashboardOptions, 'health' | 'openLog'> & { logPath: string };
+  dashboard?: Omit<DashboardOptions, 'health'>;
   /** OTLP/gRPC's state and counters for /health (the collector starts it beside this app) */
   grpcHealth?: () => GrpcHealth | undefined;
   /** forwarding's destinations for /health, when forwarding runs */
@@ -56,13 +56,25 @@ export interface CollectorHttp {
 }
 
 /**
+ * No route declares a JSON schema (bodies are decoded and checked by the receiver and the hook
+ * route), so Fastify's default compilers (ajv and fast-json-stringify, ~110 modules and ~3 MB of
+ * an idle collector's RSS) are never loaded; a route that declared one would fail at startup.
+ */
+const NO_SCHEMA_COMPILERS = {
+  compilersFactory: {
+    buildValidator: () => () => { throw new Error('the collector compiles no JSON schemas'); },
+    buildSerializer: () => () => { throw new Error('the collector compiles no JSON schemas'); },
+  },
+};
+
+/**
  * The collector's one HTTP app: the Host guard, then the OTLP receiver, the hook route, the
  * dashboard and /health, each a plugin; one error handler (a BeaconError's status from the one
  * table, a google.rpc.Status body in the request's encoding) and one 404.
  */
 export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp {
   const { logger } = options;
-  const app = Fastify({ logger: false, return503OnClosing: false });
+  const app = Fastify({ logger: false, return503OnClosing: false, schemaController: NO_SCHEMA_COMPILERS });
   let closing = false;
   let handling = 0;
   let lastRequestAt = 0;
@@ -96,17 +108,15 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);
-  if (options.dashboard) {
-    const { logPath, ...dashboard } = options.dashboard;
-    void app.register(dashboardPlugin, { ...dashboard, openLog: readOnlyLog(logPath), health: () => health().body });
-  }
+  const dashboard = options.dashboard ? dashboardRoutes({ ...options.dashboard, health: () => health().body }) : undefined;
+  if (dashboard) void app.register(dashboard.plugin);
   app.get('/health', async (_req, reply) => {
     const r = health();
     return reply.code(r.httpStatus).send(r.body);
   });
 
   app.setNotFoundHandler(async (req, reply) => {
-    if (options.dashboard && dashboardNotFound(req, reply)) return reply;
+    if (dashboard && (await dashboard.notFound(req, reply))) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
     throw new BeaconError('not_found', `404 page not found: ${req.method} ${quoteInput(req.url, 64)}${hint}`);
   });

@@ -1,33 +1,18 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type Database from 'better-sqlite3';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BeaconError } from '../model/errors';
 import type { HealthReport } from '../model/health';
-import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { clientScript, stylesheet } from './assets';
-import type { DashboardContext, Query } from './context';
+import type { Query } from './context';
 import { param } from './context';
-import { changes, notFoundPage, PAGES, renderPage } from './pages';
-import { eventSearchOf } from './pages/events';
+import { PAGE_PATHS } from './page-routes';
+import { QueryThread } from './query-thread';
 import { SECURITY_HEADERS } from './security';
 import { CODE_TTL_MS, DashboardLogins, SESSION_MAX_MS } from './sessions';
 
-/** The log as the pages read it: one read-only connection and the usage rollup kept over it. */
-export interface DashboardLog {
-  readonly path: string;
-  readonly db: Database.Database;
-  readonly usage: UsageRollup;
-  close(): void;
-}
-import { iterateEvents } from '../store/queries/event-search';
-import type { SessionDetailCache } from '../store/queries/sessions';
-import { EventLog } from '../store/log/event-log';
-import { UsageRollup } from '../store/queries/usage-rollup';
-import { exportLine } from '../store/maintenance/jsonl-export';
-
 export interface DashboardOptions {
-  /** opens the log the pages read; called on the first request, and closed with the server */
-  openLog: () => DashboardLog;
+  /** the event log the pages read (on the query thread's own read-only connection, opened on the first request) */
+  logPath: string;
   /** the collector's health report, the same the `/health` route sends */
   health: () => HealthReport;
   /** when set, every dashboard request must carry it (shared machines): a login (`?code=`, `?token=`), then a session cookie */
@@ -37,75 +22,58 @@ export interface DashboardOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/** The usual `openLog`: the event log on its own read-only connection (the collector creates the log before listening). */
-export function readOnlyLog(path: string): () => DashboardLog {
-  return () => {
-    const log = EventLog.open(path, { readonly: true });
-    return { path, db: log.db, usage: new UsageRollup(log.db), close: () => log.close() };
-  };
-}
-
 const COOKIE = 'beacon_dashboard';
 const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
  * The read-only dashboard as a Fastify plugin: GET pages, two static files, a change poll and a
  * JSONL download. Every response carries the strict security headers; the host guard of the app it
- * is registered on has already refused foreign hosts before any of this runs.
+ * is registered on has already refused foreign hosts before any of this runs. Pages, the poll and
+ * the download are answered by the query thread (query-worker.ts): no dashboard query runs on the
+ * thread that decodes exports, and an idle collector has not loaded the pages at all.
  */
-export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
-  let log: DashboardLog | undefined;
-  const sessionDetails: SessionDetailCache = new Map();
-  const openLog = (): DashboardLog => (log ??= options.openLog());
-  const catalog = loadCatalog();
-  const overrides = (() => {
+export function dashboard(options: DashboardOptions): { plugin: FastifyPluginAsync; notFound: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean> } {
+  const queries = new QueryThread({ logPath: options.logPath, retention: options.retention, env: options.env });
+  return { plugin: async (app) => routes(app, options, queries), notFound: (req, reply) => notFound(queries, req, reply) };
+}
+
+async function routes(app: FastifyInstance, options: DashboardOptions, queries: QueryThread): Promise<void> {
+  app.addHook('onClose', async () => queries.close());
+  const health = (): Partial<HealthReport> => {
     try {
-      return loadOverrides(overridesPath(options.env));
+      return options.health();
     } catch {
-      return undefined; // a broken overrides file leaves models unpriced here; token-usage names the error
+      return { status: 'unavailable' }; // the overview shows the collector as unavailable, not a 500
     }
-  })();
-  const context = (): DashboardContext => ({
-    db: openLog().db,
-    usage: openLog().usage,
-    sessionDetails,
-    logPath: openLog().path,
-    catalog,
-    overrides,
-    retention: options.retention,
-    nowMs: Date.now(),
-    health: () => {
-      try {
-        return options.health();
-      } catch {
-        return { status: 'unavailable' }; // the overview shows the collector as unavailable, not a 500
-      }
-    },
-  });
-  app.addHook('onClose', async () => log?.close());
+  };
 
   const logins = options.token ? new DashboardLogins(options.token) : undefined;
   const guard = tokenGuard(logins, false);
   const pageGuard = tokenGuard(logins, true);
 
-  for (const page of PAGES) {
-    app.get(page.path, { onRequest: pageGuard }, async (req, reply) => {
-      const r = await renderPage(page, context(), req.query as Query);
-      return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
+  for (const path of PAGE_PATHS) {
+    app.get(path, { onRequest: pageGuard }, async (req, reply) => {
+      const r = await queries.ask({ kind: 'page', path, query: req.query as Query, health: health() });
+      return reply.code(r.status ?? 200).type('text/html; charset=utf-8').send(r.html);
     });
   }
   app.get('/assets/app.js', { onRequest: guard }, async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(clientScript()));
   app.get('/assets/app.css', { onRequest: guard }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(stylesheet()));
-  app.get('/api/changes', { onRequest: guard }, async (req) => changes(context(), req.query as Query));
+  app.get('/api/changes', { onRequest: guard }, async (req) => (await queries.ask({ kind: 'changes', query: req.query as Query })).json);
   app.get('/events.jsonl', { onRequest: guard }, async (req, reply) => {
-    const { search, error } = eventSearchOf(req.query as Query, Date.now());
-    if (error) throw new BeaconError('bad_data', error);
-    const d = openLog().db;
-    // Chunks of 2,000 events with a turn of the event loop between them: ingest goes on during a long download.
+    const { stream } = await queries.ask({ kind: 'jsonl-open', query: req.query as Query }); // a bad query is a 400 here, before any byte
+    // One chunk of 2,000 events per request to the query thread, pulled as the client reads.
     async function* lines() {
-      for (const chunk of iterateEvents(d, search)) {
-        yield chunk.map((e) => `${exportLine(e.seq, e.record)}\n`).join('');
-        await new Promise((r) => setImmediate(r));
+      let done = false;
+      try {
+        for (;;) {
+          const { chunk } = await queries.ask({ kind: 'jsonl-next', stream: stream! });
+          if (chunk === null || chunk === undefined) break;
+          yield chunk;
+        }
+        done = true;
+      } finally {
+        if (!done) void queries.ask({ kind: 'jsonl-close', stream: stream! }).catch(() => undefined);
       }
     }
     return reply
@@ -124,10 +92,10 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     return reply.type('application/json').send({ code: logins.issueCode(), expiresInSeconds: CODE_TTL_MS / 1000 });
   });
   // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
-  for (const path of [...PAGES.map((p) => p.path).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
+  for (const path of [...PAGE_PATHS.filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
-};
+}
 
 /**
  * Every dashboard request's first step: the security headers, then, when the dashboard has a token,
@@ -165,11 +133,12 @@ function sessionCookie(id: string): string {
   return `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_MS / 1000}`;
 }
 
-/** A 404 for a browser is a page, not a google.rpc.Status. */
-export function dashboardNotFound(req: FastifyRequest, reply: FastifyReply): boolean {
+/** A 404 for a browser is a page (rendered by the query thread), not a google.rpc.Status. */
+async function notFound(queries: QueryThread, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   if (req.method !== 'GET' || !(req.headers.accept ?? '').includes('text/html')) return false;
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-  void reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(req.url.split('?')[0]!));
+  const { html } = await queries.ask({ kind: 'not-found', path: req.url.split('?')[0]! });
+  void reply.code(404).type('text/html; charset=utf-8').send(html);
   return true;
 }
 

@@ -16,12 +16,12 @@ export interface RunningCollector {
 }
 
 /** Starts the compiled `beacon collector` on a free loopback port, as a user (or a service manager) would. */
-export async function startCollector(options: { log?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCollector> {
+export async function startCollector(options: { log?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<RunningCollector> {
   const home = tempDir('beacon-home-');
   const log = options.log ?? join(home, 'events.db');
   // OTLP/gRPC off unless a test asks for it: parallel collectors must not all reach for 4317.
   const grpcOff = (options.args ?? []).includes('--grpc-port') ? [] : ['--grpc-port', '0'];
-  const proc = spawn(process.execPath, [BEACON_BIN, 'collector', '--port', '0', ...grpcOff, '--log', log, ...(options.args ?? [])], {
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), BEACON_BIN, 'collector', '--port', '0', ...grpcOff, '--log', log, ...(options.args ?? [])], {
     env: { ...process.env, HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -181,6 +181,25 @@ describe('dashboard routes (fastify inject)', () => {
     assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
   });
 
+  // Issue 25: without the query thread, the pages (and their queries) ran on this thread, the one
+  // that decodes exports, and an idle collector loaded them and Fastify's schema compilers.
+  it('pages render on the query thread: this thread never loads a page, the price catalog or ajv; every page of pages.ts is routed', async () => {
+    for (const path of ['/', '/sessions', '/events', '/tokens', '/session?id=s1']) assert.equal((await server.inject({ method: 'GET', url: path, headers: { host: '127.0.0.1' } })).statusCode, 200, path);
+    const loaded = Object.keys(require.cache);
+    for (const mod of ['/dashboard/pages.js', '/dashboard/pages/tokens.js', '/pricing/catalog.js', '/node_modules/ajv/']) assert.ok(!loaded.some((k) => k.includes(mod)), `${mod} was loaded on the main thread`);
+    const { PAGES } = require('../../src/dashboard/pages') as typeof import('../../src/dashboard/pages');
+    const { PAGE_PATHS } = require('../../src/dashboard/page-routes') as typeof import('../../src/dashboard/page-routes');
+    assert.deepEqual([...PAGE_PATHS].sort(), PAGES.map((p) => p.path).sort(), 'page-routes.ts must list every page of pages.ts');
+  });
+
+  it('a typed error from the query thread keeps its status (a bad download window is a 400), and the change poll counts there', async () => {
+    const bad = await server.inject({ method: 'GET', url: '/events.jsonl?since=yesterday-ish', headers: { host: '127.0.0.1' } });
+    assert.equal(bad.statusCode, 400, bad.body);
+    const changes = await server.inject({ method: 'GET', url: '/api/changes?since=0', headers: { host: '127.0.0.1' } });
+    assert.equal(changes.statusCode, 200);
+    assert.ok((changes.json() as { newEvents: number }).newEvents > 0);
+  });
+
   // issue 22 item 16: the cookie was the token itself (sent to every port of 127.0.0.1); now it names a session
   it('with a token: refused without it, ?token= once sets an HttpOnly SameSite=Strict session cookie that is not the token', async () => {
     const t = await app(log, { token: 'sekrit-123' });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
-import { BEACON_BIN } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { EventLog } from '../../src/store/log/event-log';
+import { LOG_COUNT_SQL, NEWEST_OF_METHOD_SQL } from '../../src/setup/doctor';
 
 const beacon = beaconIn;
 
@@ -52,6 +54,24 @@ describe('beacon doctor tells the truth', () => {
     assert.equal(c.status, 'fail');
     assert.match(c.message, /cannot start its hook adapter/);
     assert.match(c.fix!, /beacon install goose/);
+  });
+
+  // Issue 25: the launcher probe (a Node.js start) ran after the /health read; now beside it. Both
+  // take 1.2 s here: one after the other is ≥ 2.4 s, side by side 1.2 s plus doctor's own start.
+  it('the hook launcher probe runs beside the /health read, not after it', async (t) => {
+    const h = fakeHome();
+    assert.equal(beacon(h, ['install', 'goose']).status, 0);
+    const launcher = join(h.home, '.beacon', 'endpoint', 'bin', 'beacon-hooks');
+    writeFileSync(launcher, '#!/bin/sh\nsleep 1.2\necho "beacon-hooks 0.1.0"\n', { mode: 0o755 });
+    const slow = createServer((_, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', version: '0.1.0' })), 1200));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    t.after(() => slow.close());
+    const t0 = performance.now();
+    const r = await beaconAsync(h, ['doctor', '--json', '--port', String((slow.address() as AddressInfo).port)]);
+    const elapsed = performance.now() - t0;
+    assert.equal(check(r.stdout, 'collector').status, 'ok', r.stdout);
+    assert.equal(check(r.stdout, 'plugin-command').status, 'ok', r.stdout);
+    assert.ok(elapsed < 2300, `doctor took ${elapsed.toFixed(0)} ms: the probe and the /health read ran one after the other`);
   });
 
   it('a collector writing another log than doctor reads fails, naming both', async (t) => {
@@ -104,6 +124,23 @@ describe('beacon doctor tells the truth', () => {
     assert.match(r.stderr, /beacon collector/);
     const d = beacon(h, ['doctor', '--json', '--port', '1']);
     assert.match(check(d.stdout, 'collector').fix!, /beacon collector in a terminal \(there is no systemd user session/);
+  });
+});
+
+describe('beacon doctor reads the log by its indexes (issue 25)', () => {
+  it('the collection check neither scans the table nor sorts: the time index newest-first, the count from a covering index', () => {
+    const path = join(tempDir('doctor-plan-'), 'events.db');
+    EventLog.open(path).close();
+    const log = EventLog.open(path, { readonly: true });
+    try {
+      for (const sql of [NEWEST_OF_METHOD_SQL, LOG_COUNT_SQL]) {
+        const plan = (log.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(sql.includes('?') ? ['otlp'] : [])) as { detail: string }[]).map((r) => r.detail).join('; ');
+        assert.match(plan, /USING (COVERING )?INDEX/, `${sql}: ${plan}`);
+        assert.doesNotMatch(plan, /TEMP B-TREE/, `${sql}: ${plan}`);
+      }
+    } finally {
+      log.close();
+    }
   });
 });
 
