@@ -23,6 +23,9 @@ export interface CollectorHttpOptions {
   /** most spans, log records or data points in one export; more → 413 */
   maxItemsPerExport: number;
   maxBytesInFlight: number;
+  /** a request body sending nothing this long, or incomplete after the deadline, is cut (defaults: src/receiver/read-body.ts) */
+  bodyStallMs?: number;
+  bodyDeadlineMs?: number;
   /** after close(): how long open connections may take before they are cut (default 10 s) */
   closeGraceMs?: number;
   /** names besides loopback the Host header may carry (config `allowedHosts`) */

@@ -23,6 +23,9 @@ export interface OtlpReceiverOptions {
   maxBytesInFlight: number;
   /** the collector is stopping: exports are refused with 503 + Retry-After */
   isClosing(): boolean;
+  /** a body sending nothing this long, or incomplete after the deadline, is cut (read-body.ts's defaults otherwise) */
+  bodyStallMs?: number;
+  bodyDeadlineMs?: number;
 }
 
 export interface OtlpReceiver {
@@ -64,7 +67,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     // No bodyLimit: read-body.ts applies maxBodyBytes itself.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (req, payload, next) => {
-      readBody(payload as never, { limit: options.maxBodyBytes, reservation: reservations.get(req)!, admit: () => admit(req) }).then(
+      readBody(payload as never, { limit: options.maxBodyBytes, reservation: reservations.get(req)!, admit: () => admit(req), stallMs: options.bodyStallMs, deadlineMs: options.bodyDeadlineMs }).then(
         (body) => next(null, body),
         (e: Error) => next(e, undefined),
       );
