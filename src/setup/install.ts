@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
 import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
+import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { didYouMean } from '../model/suggest';
 import { checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
@@ -127,8 +128,8 @@ exec "$node" "$bundle" "$@"
  * a half-written one would be an empty hook (an event lost) or a syntax error (exit 2, a deny).
  */
 function writeLauncher(path: string, content: string): boolean {
-  if (existsSync(path) && readFileSync(path, 'utf8') === content) return false;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(path)); // another user's (or a 0777) bin/ could swap the launcher: refused (issue 22 item 1)
+  if (existsSync(path) && readChecked(path, 1 << 20).toString('utf8') === content) return false;
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, content, { mode: 0o755, flag: 'wx' });
   chmodSync(tmp, 0o755);
@@ -181,6 +182,7 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   // Everything that can refuse is checked before anything is written: a refusal changes nothing.
   checkInstallable(file);
   if (configure) checkEditable(loc.configYaml);
+  for (const dir of [beaconBaseDir(ctx.env), dirname(ctx.launcher), dirname(ctx.log)]) checkPrivateDir(dir);
   const state = readState(ctx.env);
   const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
   ensureHookToken(ctx.log);
