@@ -76,18 +76,30 @@ hook_key() {
 hook_key
 export BEACON_HOOK_KEY
 token="\${log%/*}/hook-token"
-# A collector writing this log says where it listens, and its pid, in a file of ours beside the
-# log that it removes when it stops (src/config/collector-address.ts). No file, or its collector
-# gone (killed: \`kill -0\` is the shell's own), and there is no curl to make — and no port to hand
-# the token to that someone else may have taken since.
-address="$log.collector-url" url= pid= port=
-if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url pid 2>/dev/null <"$address"; then
+# A collector writing this log says where it listens, its pid and the pid's start time, in a file of
+# ours beside the log that it removes when it stops (src/config/collector-address.ts). No file, or
+# its collector gone — killed, or the pid reused since (the start time differs; pid 0 or 1 is never
+# one) — and there is no curl to make, and no port to hand the token to that someone else may have
+# taken since. Both checks are the shell's own (\`read\` of /proc, \`kill -0\` without /proc).
+collector_alive() {
+  case $1 in '' | 0 | 1 | *[!0-9]*) return 1 ;; esac
+  if [ -r /proc/$$/stat ]; then
+    [ -n "$2" ] && read -r st </proc/$1/stat || return 1
+    started=$2
+    set -- \${st##*) }
+    [ "\${20}" = "$started" ]
+  else
+    kill -0 "$1"
+  fi
+} 2>/dev/null
+address="$log.collector-url" url= pid= started= port=
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url pid started 2>/dev/null <"$address"; then
   case $url in
     http://127.0.0.1:*) port=\${url#http://127.0.0.1:} ;;
     http://\\[::1\\]:*) port=\${url#http://\\[::1\\]:} ;;
   esac
-  case $port$pid in ''|*[!0-9]*) url= ;; esac
-  if [ -z "$port" ] || [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then url=; fi
+  case $port in ''|*[!0-9]*) url= ;; esac
+  collector_alive "$pid" "$started" || url=
 fi
 if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
   case $prev in

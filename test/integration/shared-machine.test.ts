@@ -190,3 +190,32 @@ describe('a workspace is read without blocking and within bounds (issue 22 item 
     }
   });
 });
+
+describe('one collector per log (issue 22 item 5)', () => {
+  // Fails on main: the second started without a word, and its stop removed the first's address file.
+  it('a second collector on the same log refuses to start, naming the first; the first keeps its address file', async () => {
+    const first = await startCollector();
+    try {
+      const address = `${first.log}.collector-url`;
+      const before = readFileSync(address, 'utf8');
+      const second = spawnSync(process.execPath, [BEACON_BIN, 'collector', '--port', '0', '--log', first.log], { encoding: 'utf8', timeout: 10_000, env: { ...process.env, HOME: tempDir('home-') } });
+      assert.equal(second.status, 1, second.stdout);
+      assert.match(second.stderr, new RegExp(`another Beacon collector \\(pid ${first.proc.pid}, http://127\\.0\\.0\\.1:${first.port}\\) already writes ${first.log.replace(/[.]/g, '\\.')}: stop it first`));
+      assert.equal(readFileSync(address, 'utf8'), before, 'the first collector\'s address file is untouched');
+    } finally {
+      assert.equal(await first.stop(), 0);
+    }
+  });
+
+  it('a stale address file (its collector killed, the pid gone) does not stop a new collector', async () => {
+    const first = await startCollector();
+    assert.equal(await first.stop('SIGKILL'), null);
+    assert.ok(existsSync(`${first.log}.collector-url`), 'a killed collector leaves its file');
+    const next = await startCollector({ log: first.log });
+    try {
+      assert.match(readFileSync(`${first.log}.collector-url`, 'utf8'), new RegExp(`:${next.port} ${next.proc.pid} `));
+    } finally {
+      assert.equal(await next.stop(), 0);
+    }
+  });
+});
