@@ -113,6 +113,7 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     maxPendingExports: config.maxPendingExports,
     maxItemsPerExport: config.maxItemsPerExport,
     maxBytesInFlight: config.maxBytesInFlight,
+    otlpToken: config.otlpToken,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     allowedHosts: allowedHostNames(config.allowedHosts, config.host),
     // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).

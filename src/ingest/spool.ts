@@ -60,7 +60,7 @@ export const MAX_SEGMENT_BYTES = 256 * 1024 * 1024;
 export function readSegment(path: string): EventRow[] {
   let text: string;
   try {
-    text = readChecked(path, MAX_SEGMENT_BYTES, { refuseReadableFix: `rm '${path}'` }).toString('utf8');
+    text = readChecked(path, MAX_SEGMENT_BYTES).toString('utf8');
   } catch (e) {
     if (isBeaconError(e)) throw new BadSegment(e.message);
     throw e;

@@ -26,7 +26,7 @@ function encode(signal: 'logs' | 'traces', request: object): Uint8Array {
  * tokens), posted over the protocol and encoding the agent's export uses, then found in the log under
  * the agent's harness name. It stays there, marked by its beacon-doctor-test-… session.
  */
-export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv, otlpToken?: string): Promise<Check[]> {
   const session = `${TEST_SESSION_PREFIX}${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const rec = spec.testRecord(session, BigInt(Date.now()) * 1_000_000n, env);
   const url = `${base}/v1/${rec.signal}`;
@@ -34,7 +34,7 @@ export async function agentSendTest(spec: AgentSpec, base: string, log: string, 
   const how = `OTLP/HTTP ${rec.encoding === 'protobuf' ? 'protobuf' : 'JSON'}`;
   try {
     const body = rec.encoding === 'protobuf' ? encode(rec.signal, rec.request) : JSON.stringify(rec.request);
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': rec.encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': rec.encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json', ...(otlpToken ? { authorization: `Bearer ${otlpToken}` } : {}) }, body, signal: AbortSignal.timeout(10_000) });
     if (!r.ok) return [{ id, status: 'fail', message: `POST ${url} (${how}) answered ${r.status}: ${(await r.text()).slice(0, 200)}`, fix: 'see the collector check above' }];
   } catch (e) {
     return [{ id, status: 'fail', message: `POST ${url} failed: ${(e as Error).message}`, fix: 'start the collector (see above)' }];

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
+import { otlpHeadersValue } from '../config/otlp-token';
 import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
 import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
@@ -35,6 +36,8 @@ export interface InstallContext {
   hooksBundle: string;
   /** the collector's base URL, for goose's otel_exporter_otlp_endpoint */
   endpoint: string;
+  /** the collector's otlpToken, when set: goose reads its OTLP headers from its environment only */
+  otlpToken?: string;
 }
 
 /**
@@ -222,6 +225,9 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
     else report.push(`goose's config stays yours: add these lines to ${loc.configYaml} (or rerun with --configure-otlp):\n\n${otlpSnippet(ctx.endpoint)}`);
   }
   writeState(ctx.env, state);
+  if (ctx.otlpToken) {
+    report.push(`this collector requires its otlpToken, and goose reads OTLP headers from its environment only: add this line to your shell's startup file (then open a new shell):\n\n    export OTEL_EXPORTER_OTLP_HEADERS=${shellQuote(otlpHeadersValue(ctx.otlpToken))}\n`);
+  }
   report.push('restart goose (or start a new session): plugins are discovered when a session begins. Then run `beacon doctor`.');
   return report;
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -7,6 +9,7 @@ import { buildCollectorHttp, type CollectorHttp } from '../../src/collector/http
 import { EventLogWriter } from '../../src/store/writer/event-log-writer';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
+import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
 /**
@@ -107,5 +110,118 @@ describe('hostile clients on the OTLP port (issue 22 items 6, 7)', () => {
     }
     const ok = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(ok.status, 200);
+  });
+});
+
+describe('otlpToken: another local user cannot write events (issue 22, "What to build")', () => {
+  let writer: EventLogWriter;
+  let http: CollectorHttp;
+  let url: string;
+  const token = 'b'.repeat(40);
+  const body = JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: 'tokened' }).spans));
+
+  before(async () => {
+    writer = await EventLogWriter.start({ path: join(tempDir('otlp-token-'), 'events.db'), busyTimeoutMs: 1000 });
+    http = buildCollectorHttp({ sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: MIB, maxPendingExports: 64, maxItemsPerExport: 10_000, maxBytesInFlight: 64 * MIB, otlpToken: token });
+    await http.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(http.app.server.address() as net.AddressInfo).port}`;
+  });
+  after(async () => {
+    await http.close();
+    await writer.close();
+  });
+
+  const post = (headers: Record<string, string>) => fetch(`${url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+  it('no token, a wrong one, or another scheme: 401 naming otlpToken, nothing stored; the right one (any scheme case): 200', async () => {
+    for (const auth of [undefined, `Bearer ${'c'.repeat(40)}`, `Bearer ${token}x`, `Basic ${token}`, token]) {
+      const r = await post(auth === undefined ? {} : { authorization: auth });
+      assert.equal(r.status, 401, String(auth));
+      assert.match(((await r.json()) as { message: string }).message, /otlpToken/);
+    }
+    assert.equal(http.receiver.stats.exports, 0);
+    assert.equal((await post({ authorization: `Bearer ${token}` })).status, 200);
+    assert.equal((await post({ authorization: `bearer ${token}` })).status, 200);
+    assert.equal(http.receiver.stats.exports, 2);
+    // /health and the hook route do not take it (the hook route has its own token)
+    assert.equal((await fetch(`${url}/health`)).status, 200);
+  });
+});
+
+describe('shutdown answers what was sent (issue 22 item 8)', () => {
+  /**
+   * The client is another process, so it can connect and send while the collector's main thread is
+   * busy: the kernel completes the handshake and buffers the request; the connection waits in the
+   * listen backlog until the event loop takes it. It prints what each connection got.
+   */
+  const client = (port: number, body: string) => spawn(process.execPath, ['-e', `
+    const net = require('node:net');
+    const body = ${JSON.stringify(body)};
+    const results = [];
+    let sent = 0;
+    for (let i = 0; i < 16; i++) {
+      const s = net.connect(${port}, '127.0.0.1', () => s.write('POST /v1/traces HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body, () => ++sent === 16 && console.error('sent')));
+      let text = '';
+      s.on('data', (d) => (text += d));
+      s.on('error', () => {});
+      s.on('close', () => { results.push(/^HTTP\\/1\\.1 (\\d+)/.exec(text)?.[1] ?? 'reset'); if (results.length === 16) console.log(JSON.stringify(results)); });
+    }
+  `], { stdio: ['ignore', 'pipe', 'pipe'] });
+
+  // Fails on main: the listener closed at once, and the kernel reset every connection still in its backlog (16 of 16).
+  it('16 requests wholly sent while the main thread was busy, then the stop: every one answered (200 or 503), none reset; 3 trials', async () => {
+    const tally: Record<string, number> = {};
+    for (let trial = 0; trial < 3; trial++) {
+      const w = await EventLogWriter.start({ path: join(tempDir('term-'), 'events.db'), busyTimeoutMs: 1000 });
+      const h = buildCollectorHttp({ sink: w, logger: pino({ level: 'silent' }), maxBodyBytes: MIB, maxPendingExports: 64, maxItemsPerExport: 10_000, maxBytesInFlight: 64 * MIB });
+      await h.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (h.app.server.address() as net.AddressInfo).port;
+      const child = client(port, JSON.stringify(traceRequest(gooseDefaultLoopTurn({ sessionId: `term_${trial}` }).spans)));
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise((r) => child.once('exit', r));
+      // The main thread busy (as with a large export) while the client connects and sends; then SIGTERM's stop.
+      for (const until = Date.now() + 1500; Date.now() < until;);
+      const closed = h.close();
+      await exited;
+      await closed;
+      await w.close();
+      assert.match(err, /sent/, 'the client sent every request before the stop');
+      for (const r of JSON.parse(out) as string[]) tally[r] = (tally[r] ?? 0) + 1;
+    }
+    console.log(`# item 8: of 48 requests wholly sent before the stop: ${JSON.stringify(tally)}`);
+    assert.equal(tally.reset ?? 0, 0);
+    assert.equal((tally['200'] ?? 0) + (tally['503'] ?? 0), 48);
+  });
+});
+
+describe('otlpToken: the installers write the header where each agent reads it', () => {
+  const token = 'd'.repeat(40);
+  const install = (agent: string, home: string) => runBeacon(['install', agent], { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), CODEX_HOME: join(home, '.codex'), CLAUDE_CONFIG_DIR: '', SHELL: '/bin/bash', BEACON_OTLP_TOKEN: token, BEACON_ENDPOINT_LOG: '' });
+
+  it('Claude Code: env.OTEL_EXPORTER_OTLP_HEADERS in its settings (0600), the token shown masked', () => {
+    const home = tempDir('tok-home-');
+    const r = install('claude-code', home);
+    assert.equal(r.status, 0, r.stderr);
+    const file = join(home, '.claude', 'settings.json');
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).env.OTEL_EXPORTER_OTLP_HEADERS, `Authorization=Bearer ${token}`);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(!r.stdout.includes(token), r.stdout);
+    assert.match(r.stdout, /OTEL_EXPORTER_OTLP_HEADERS = \(with the collector's otlpToken\)/);
+  });
+
+  it('Codex: an authorization header on each otlp-http exporter; opencode, Copilot CLI and goose: the environment line, quoted', () => {
+    const home = tempDir('tok-home-');
+    assert.equal(install('codex', home).status, 0);
+    const toml = readFileSync(join(home, '.codex', 'config.toml'), 'utf8');
+    assert.equal(toml.split(`Bearer ${token}`).length - 1, 3, toml);
+    assert.equal(statSync(join(home, '.codex', 'config.toml')).mode & 0o777, 0o600);
+    for (const agent of ['opencode', 'copilot-cli', 'goose']) {
+      const r = install(agent, home);
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(r.stdout.includes(`export OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer ${token}'`), `${agent}: ${r.stdout}`);
+    }
   });
 });

@@ -43,20 +43,21 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port, source } = collectorPort(values.port, cfg, env);
   const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host;
-  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port, ...(cfg.otlpToken ? { token: cfg.otlpToken } : {}) };
   const cwd = process.cwd();
   let checks: Check[];
   if (agent) {
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
     checks = [(await collectorCheck(base, ctx, 1500)).check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
-    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env)));
+    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env, cfg.otlpToken)));
   } else {
     checks = await runDoctor({
       env, cwd, host, port, portSource: source,
       log: cfg.log,
       service: serviceState(defaultServiceKind(), env),
       sendTest: values['send-test'] === true,
+      ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
     });
     if (name === undefined) for (const a of AGENT_SPECS) {
       const line = agentSummary(a, { env, cwd, target, log: cfg.log });

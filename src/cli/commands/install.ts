@@ -44,7 +44,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const scope = scopeOf(values.scope);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port } = collectorPort(undefined, cfg, env);
-  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port, ...(cfg.otlpToken ? { token: cfg.otlpToken } : {}) };
   const name = positionals[0];
   const agentOptions = { scope, env, cwd: process.cwd(), target, capture: values['capture-content'] === true, force: values.force === true };
   if (name === undefined) {
@@ -82,6 +82,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
       node: process.execPath,
       hooksBundle,
       endpoint: `http://127.0.0.1:${port}`,
+      ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
     },
     values['configure-otlp'] === true,
   );
