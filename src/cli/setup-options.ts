@@ -23,7 +23,7 @@ export function protocolOf(v: string | undefined): Protocol {
 /** Where an agent's export goes over a protocol: the collector's HTTP port, or its gRPC port (config `grpcPort`). */
 export function agentTarget(protocol: Protocol, httpPort: number, cfg: Readonly<CollectorConfig>): Target {
   const port = protocol === 'grpc' ? cfg.grpcPort : httpPort;
-  return { protocol, base: `http://127.0.0.1:${port}`, port };
+  return { protocol, base: `http://127.0.0.1:${port}`, port, ...(cfg.otlpToken ? { token: cfg.otlpToken } : {}) };
 }
 
 export function scopeOf(v: string | undefined): 'user' | 'project' {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CollectorConfig } from '../config/config';
-import { loopbackUrl, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
+import { loopbackUrl, refuseSecondCollector, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
+import { isBeaconError } from '../model/errors';
 import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames } from '../config/hosts';
@@ -59,6 +60,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   // spool ingestion finished; then nothing appends any more, so retention finishes, the export
   // drains to the last commit (it ends with every acknowledged event) and forwarding records the
   // acknowledgement of its batch in flight; the writer closes last.
+  refuseSecondCollector(config.log); // before anything starts: one collector per log (issue 22 item 5)
   const parts = new Lifecycle();
   const writer = await parts.start(
     'writer',
@@ -124,6 +126,7 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     maxPendingExports: config.maxPendingExports,
     maxItemsPerExport: config.maxItemsPerExport,
     maxBytesInFlight: config.maxBytesInFlight,
+    otlpToken: config.otlpToken,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     allowedHosts: allowedHostNames(config.allowedHosts, config.host),
     // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
@@ -156,6 +159,7 @@ function startGrpc(config: Readonly<CollectorConfig>, logger: Logger, writer: Qu
     budget: http.receiver.budget,
     totals: http.receiver.stats,
     closeGraceMs: SHUTDOWN_GRACE_MS,
+    otlpToken: config.otlpToken,
   });
 }
 
@@ -166,6 +170,7 @@ function publishAddress(config: Readonly<CollectorConfig>, port: number, logger:
   try {
     writeCollectorAddress(config.log, url);
   } catch (e) {
+    if (isBeaconError(e) && e.code === 'conflict') throw e; // another collector started meanwhile: this one stops
     logger.warn({ err: (e as Error).message }, 'cannot write the collector address file: hooks take the direct writer');
   }
   return url;

@@ -35,6 +35,8 @@ export interface CollectorConfig {
   allowedHosts: string;
   /** when set, the dashboard asks for this token (shared machines) */
   dashboardToken?: string;
+  /** when set, OTLP exports must carry `Authorization: Bearer <token>` (shared machines) */
+  otlpToken?: string;
 }
 
 /** Every key but `forward`, a list read from the file only (each destination type under src/forward/destinations checks its entries). */
@@ -155,6 +157,10 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   dashboardToken: {
     type: 'string', env: 'BEACON_DASHBOARD_TOKEN',
     doc: 'when set, the dashboard asks for this token (shared machines)',
+  },
+  otlpToken: {
+    type: 'string', env: 'BEACON_OTLP_TOKEN',
+    doc: 'when set, OTLP exports must carry `Authorization: Bearer <token>` (401 otherwise); `beacon install <agent>` writes the header where the agent reads it (shared machines)',
   },
 };
 

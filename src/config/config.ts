@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readChecked } from '../model/file-checks';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { BeaconError } from '../model/errors';
+import { BeaconError, isBeaconError } from '../model/errors';
 import { closest } from '../model/suggest';
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, definitionOf, type CollectorConfig, type ConfigKey } from './config-keys';
 import { parseForwardDestinations, type ForwardDestination } from '../forward/registry';
@@ -20,13 +20,17 @@ const OTHER_SECTIONS = ['collector', 'hooks', 'forward', 'forwarders', 'dashboar
 export type Warn = (message: string) => void;
 const warnToStderr: Warn = (m) => void process.stderr.write(`beacon: warning: ${m}\n`);
 
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 /** Reads the JSON config file; a missing default file is fine, a missing named file or bad JSON is an error. */
 export function readConfigFile(path: string | undefined, env: NodeJS.ProcessEnv, warn: Warn = warnToStderr): Partial_ {
   const file = path ?? defaultConfigPath(env);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Checked like ~/.ssh/config: a file another user may write could forward every event to them.
+    text = readChecked(file, MAX_CONFIG_BYTES, { followSymlink: true }).toString('utf8');
   } catch (e) {
+    if (isBeaconError(e)) throw e;
     if (path === undefined && (e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new BeaconError('bad_data', `cannot read config file ${file}: ${(e as Error).message}`);
   }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isBeaconError } from '../model/errors';
+import { ensurePrivateDir, readChecked } from '../model/file-checks';
 import { join } from 'node:path';
 import { ROW_COLUMNS, type RowColumn } from '../store/log/columns';
 import type { EventRow } from '../store/log/row';
@@ -22,7 +24,7 @@ const SEGMENT = /^\d+-\d+-[0-9a-f]+\.rows$/;
 /** Writes one segment holding `rows`; returns its path. */
 export function spoolRows(logPath: string, rows: readonly EventRow[]): string {
   const dir = spoolDir(logPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dir); // rows are the user's events: never into a directory another user reads or writes
   const name = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}.rows`;
   const tmp = join(dir, `.${name}.tmp`);
   // 64-bit columns (tsNs) as decimal strings; readSegment turns them back.
@@ -46,9 +48,23 @@ export function spoolSegments(logPath: string): string[] {
 
 export class BadSegment extends Error {}
 
-/** A segment's rows. Throws `BadSegment` for a file that is not one of ours (it is set aside, never retried). */
+/** Larger than any segment a hook or the stream adapter writes (a batch of 64 KiB-capped events). */
+export const MAX_SEGMENT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A segment's rows. Throws `BadSegment` for a file that is not one of ours (it is set aside, never
+ * retried): its rows are stored as they are, already redacted, so only a regular file of the
+ * user's, written by no one else, is read — not another user's segment (unredacted, issue 22 item
+ * 1), a symlink, or a FIFO named like a segment (which froze the collector's main thread).
+ */
 export function readSegment(path: string): EventRow[] {
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readChecked(path, MAX_SEGMENT_BYTES).toString('utf8');
+  } catch (e) {
+    if (isBeaconError(e)) throw new BadSegment(e.message);
+    throw e;
+  }
   const rows: EventRow[] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;

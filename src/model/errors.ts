@@ -17,6 +17,7 @@ export type BeaconErrorCode =
   | 'unavailable' // temporary: shutting down, database busy; the client should retry
   | 'overloaded' // temporary: too much in flight; the client should retry later
   | 'log_incompatible' // the event log file is not ours, or from a newer Beacon
+  | 'unsafe_file' // one of Beacon's files or directories is another user's, writable by others, a symlink or not a regular file (model/file-checks.ts)
   | 'usage' // a command line the CLI cannot run
   | 'internal';
 

@@ -27,5 +27,6 @@ export const STATUS_TABLE: Record<BeaconErrorCode, { http: number; grpc: number;
   overloaded: { http: 429, grpc: 8 },
   unavailable: { http: 503, grpc: 14 },
   log_incompatible: { http: 500, grpc: 13 },
+  unsafe_file: { http: 500, grpc: 13 },
   internal: { http: 500, grpc: 13 },
 };

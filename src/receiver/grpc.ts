@@ -1,5 +1,6 @@
 import type * as GrpcJs from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { checkOtlpToken } from '../config/otlp-token';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
 import type { GrpcHealth, ReceiverCounters } from '../model/health';
@@ -27,6 +28,8 @@ export interface OtlpGrpcOptions extends DecodeLimits {
   totals: ReceiverCounters;
   /** after stop(): how long calls in flight may take before they are cancelled */
   closeGraceMs?: number;
+  /** config `otlpToken`: calls without `authorization: Bearer <it>` metadata get UNAUTHENTICATED */
+  otlpToken?: string;
 }
 
 export interface OtlpGrpcReceiver {
@@ -69,7 +72,7 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   const server = new grpc.Server({
     // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
     'grpc.max_receive_message_length': options.maxBodyBytes,
-    interceptors: [admitAtHeaders(grpc, refusal, logger)],
+    interceptors: [admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal(), logger)],
   });
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call.request, callback) });
@@ -120,13 +123,13 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
  * bytes cannot take it chunk by chunk as read-body.ts does: a call is refused at its headers
  * instead, before its message is read, whenever it would be refused after.
  */
-function admitAtHeaders(grpc: typeof GrpcJs, refusal: () => BeaconError | undefined, logger: Logger): GrpcJs.ServerInterceptor {
+function admitAtHeaders(grpc: typeof GrpcJs, refusal: (metadata: GrpcJs.Metadata) => BeaconError | undefined, logger: Logger): GrpcJs.ServerInterceptor {
   return (_method, call) => {
     const intercepting: GrpcJs.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            const refused = refusal();
+            const refused = refusal(metadata);
             if (refused) intercepting.sendStatus(grpcError(grpc, refused, logger) as Parameters<GrpcJs.ServerInterceptingCall['sendStatus']>[0]);
             else proceed(metadata);
           },
@@ -134,6 +137,17 @@ function admitAtHeaders(grpc: typeof GrpcJs, refusal: () => BeaconError | undefi
     });
     return intercepting;
   };
+}
+
+/** The OTLP token check both transports share (src/config/otlp-token.ts), on the call's metadata. */
+function tokenRefusal(expected: string | undefined, metadata: GrpcJs.Metadata): BeaconError | undefined {
+  try {
+    checkOtlpToken(expected, metadata.get('authorization').map(String));
+    return undefined;
+  } catch (e) {
+    if (e instanceof BeaconError) return e;
+    throw e;
+  }
 }
 
 /** Listens; a failure (a port in use…) is logged and returned, never thrown: OTLP/HTTP runs without gRPC. */

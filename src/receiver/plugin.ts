@@ -1,5 +1,6 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { checkOtlpToken } from '../config/otlp-token';
 import { BeaconError } from '../model/errors';
 import type { ReceiverCounters } from '../model/health';
 import type { QueuedEventSink } from '../ingest/sink';
@@ -24,6 +25,11 @@ export interface OtlpReceiverOptions {
   maxBytesInFlight: number;
   /** the collector is stopping: exports are refused with 503 + Retry-After */
   isClosing(): boolean;
+  /** a body sending nothing this long, or incomplete after the deadline, is cut (read-body.ts's defaults otherwise) */
+  bodyStallMs?: number;
+  bodyDeadlineMs?: number;
+  /** config `otlpToken`: when set, exports without `Authorization: Bearer <it>` get 401 */
+  otlpToken?: string;
 }
 
 export interface OtlpReceiver {
@@ -55,6 +61,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {
     if (!signalAt(routePath(req))) return;
+    checkOtlpToken(options.otlpToken, req.headers.authorization);
     if (options.isClosing()) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     if (sink.pending >= options.maxPendingExports) {
       throw new BeaconError('overloaded', `${sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
@@ -67,7 +74,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     // No bodyLimit: read-body.ts applies maxBodyBytes itself.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (req, payload, next) => {
-      readBody(payload as never, { limit: options.maxBodyBytes, reservation: reservations.get(req)!, admit: () => admit(req) }).then(
+      readBody(payload as never, { limit: options.maxBodyBytes, reservation: reservations.get(req)!, admit: () => admit(req), stallMs: options.bodyStallMs, deadlineMs: options.bodyDeadlineMs }).then(
         (body) => next(null, body),
         (e: Error) => next(e, undefined),
       );

@@ -11,19 +11,34 @@ import type { Reservation } from './admission';
  */
 export const DRAIN_BYTES = 64 * 1024 * 1024;
 
+/**
+ * A body that sends nothing for this long is cut (its connection closed, its budget returned), and
+ * so is one still incomplete after BODY_DEADLINE_MS: seven connections trickling a byte every 3 s
+ * used to hold the whole in-flight budget for minutes (issue 22 item 6). A 20 MiB body over
+ * loopback takes well under a second; the deadline leaves room for a slow remote link.
+ */
+export const BODY_STALL_MS = 10_000;
+export const BODY_DEADLINE_MS = 60_000;
+
 export interface ReadBodyOptions {
   /** largest body kept */
   limit: number;
-  /** the export's share of the in-flight budget; body bytes are taken from it as they are read */
+  /** the export's share of the in-flight budget; body bytes are taken from it as they arrive */
   reservation: Reservation;
   /** throws when the export is refused before its body is read (shutting down, queue full) */
   admit(): void;
+  /** no byte for this long: the connection is cut (default BODY_STALL_MS) */
+  stallMs?: number;
+  /** the whole body not in after this long: the connection is cut (default BODY_DEADLINE_MS) */
+  deadlineMs?: number;
 }
 
 /**
  * Reads a request body into memory. Every refusal — refused up front, over the limit, or the
  * collector out of in-flight bytes — is raised only after the whole body has been read and
- * discarded (up to DRAIN_BYTES more), so the client always receives the answer.
+ * discarded (up to DRAIN_BYTES more), so the client always receives the answer. The budget is
+ * taken for what has arrived, never for what Content-Length promises: a header costs nothing to
+ * send, so it must not be able to reserve memory (issue 22 item 6).
  */
 export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promise<Buffer> {
   const { limit, reservation } = options;
@@ -38,41 +53,56 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       chunks = [];
       reservation.release();
     };
-    const settle = (e: Error | undefined, body?: Buffer) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      if (e) reject(e);
-      else resolve(body!);
-    };
     const tooLarge = () => new BeaconError('payload_too_large', `request body exceeds the limit of ${limit} bytes (maxBodyBytes)`);
-
-    try {
-      options.admit();
-      if (declared > limit) refuse(tooLarge());
-      else if (declared > 0) reservation.grow(declared);
-    } catch (e) {
-      refuse(e as Error);
-    }
-    if (refusal && declared > limit + DRAIN_BYTES) return settle(refusal);
 
     const onData = (chunk: Buffer) => {
       received += chunk.length;
+      lastDataAt = Date.now();
       if (refusal) {
         if (received > limit + DRAIN_BYTES) settle(refusal);
         return;
       }
       if (received > limit) return refuse(tooLarge());
-      if (!(declared >= 0)) {
-        // chunked: no length up front, so the budget is taken chunk by chunk
-        try {
-          reservation.grow(chunk.length);
-        } catch (e) {
-          return refuse(e as Error);
-        }
+      try {
+        reservation.grow(chunk.length);
+      } catch (e) {
+        return refuse(e as Error);
       }
       chunks.push(chunk);
     };
+    const settle = (e: Error | undefined, body?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(watch);
+      req.off('data', onData);
+      if (e) reject(e);
+      else resolve(body!);
+    };
+
+    // A body that stalls, or trickles past the deadline, is cut: its client gets no answer (it is
+    // not reading one), and the reservation goes back with the connection's 'close'.
+    const started = Date.now();
+    let lastDataAt = started;
+    const stallMs = options.stallMs ?? BODY_STALL_MS;
+    const deadlineMs = options.deadlineMs ?? BODY_DEADLINE_MS;
+    const watch = setInterval(() => {
+      const now = Date.now();
+      if (now - lastDataAt < stallMs && now - started < deadlineMs) return;
+      const why = now - lastDataAt >= stallMs ? `no byte for ${stallMs} ms` : `not complete after ${deadlineMs} ms`;
+      settle(new BeaconError('bad_data', `request body ${why}: connection closed`));
+      req.socket?.destroy();
+    }, Math.max(10, Math.min(stallMs, deadlineMs, 1000) / 4));
+    watch.unref();
+
+    try {
+      options.admit();
+      if (declared > limit) refuse(tooLarge());
+    } catch (e) {
+      refuse(e as Error);
+    }
+    // Too far past the limit to drain (a Content-Length of 10^12): answer now, the connection closes.
+    if (refusal && declared > limit + DRAIN_BYTES) return settle(refusal);
+
     req.on('data', onData);
     req.once('end', () => {
       if (refusal) return settle(refusal);

@@ -40,7 +40,7 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
     } else {
       out.push({
         id: spec.id, status: 'fail',
-        message: `${files.join(' and ') || 'its settings'}: ${wrong.map((k) => `${k.path.join('.')} is ${JSON.stringify(values(k.path)) ?? 'unset'}, want ${JSON.stringify(k.value)}${k.why ? ` (${k.why})` : ''}`).join('; ')}`,
+        message: `${files.join(' and ') || 'its settings'}: ${wrong.map((k) => `${k.path.join('.')} is ${k.secret ? (values(k.path) === undefined ? 'unset' : 'without the otlpToken') : JSON.stringify(values(k.path)) ?? 'unset'}, want ${k.secret ? 'the collector\'s otlpToken' : JSON.stringify(k.value)}${k.why ? ` (${k.why})` : ''}`).join('; ')}`,
         fix: `beacon install ${spec.id}${wrong.some((k) => values(k.path) !== undefined) ? ' --force' : ''}`,
       });
     }
@@ -50,11 +50,11 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
     const bad = lines.filter((l) => ctx.env[l.name] !== l.value);
     const rc = shellRc(ctx.env);
     out.push(bad.length === 0
-      ? { id: `${spec.id}-env`, status: 'ok', message: `this shell sets ${lines.map((l) => `${l.name}=${l.value}`).join(' ')}` }
+      ? { id: `${spec.id}-env`, status: 'ok', message: `this shell sets ${lines.map((l) => (l.secret ? `${l.name} (with the otlpToken)` : `${l.name}=${l.value}`)).join(' ')}` }
       : {
           id: `${spec.id}-env`, status: 'fail',
-          message: `${spec.title} reads these from its environment only, and this shell has ${bad.map((l) => `${l.name}=${ctx.env[l.name] ?? '(unset)'}`).join(', ')} (${spec.title} started elsewhere may see another environment)`,
-          fix: `add to ${rc.file}: ${bad.map((l) => rc.line(l)).join('; ')}`,
+          message: `${spec.title} reads these from its environment only, and this shell has ${bad.map((l) => `${l.name}=${l.secret ? (ctx.env[l.name] === undefined ? '(unset)' : '(without the otlpToken)') : ctx.env[l.name] ?? '(unset)'}`).join(', ')} (${spec.title} started elsewhere may see another environment)`,
+          fix: `add to ${rc.file}: ${bad.map((l) => (l.secret ? `the ${l.name} line beacon install ${spec.id} prints` : rc.line(l))).join('; ')}`,
         });
   }
   for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { BeaconError } from '../model/errors';
@@ -71,8 +71,10 @@ export interface AgentInstallOptions extends AgentContext {
 export function shellRc(env: NodeJS.ProcessEnv): { file: string; line: (e: EnvLine) => string } {
   const shell = basename(env.SHELL ?? '');
   const home = homeOf(env);
-  if (shell === 'fish') return { file: join(home, '.config', 'fish', 'config.fish'), line: (e) => `set -gx ${e.name} ${e.value}` };
-  return { file: join(home, shell === 'zsh' ? '.zshrc' : shell === 'bash' ? '.bashrc' : '.profile'), line: (e) => `export ${e.name}=${e.value}` };
+  // A value with a space (the otlpToken's `Authorization=Bearer …`) is quoted; plain ones stay as they were.
+  const v = (e: EnvLine) => (/^[\w@%+=:,./-]*$/.test(e.value) ? e.value : `'${e.value.replace(/'/g, `'\\''`)}'`);
+  if (shell === 'fish') return { file: join(home, '.config', 'fish', 'config.fish'), line: (e) => `set -gx ${e.name} ${v(e)}` };
+  return { file: join(home, shell === 'zsh' ? '.zshrc' : shell === 'bash' ? '.bashrc' : '.profile'), line: (e) => `export ${e.name}=${v(e)}` };
 }
 
 function resolveFile(spec: AgentSpec, scope: Scope, ctx: AgentContext) {
@@ -105,7 +107,7 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
       if (isDeepStrictEqual(cur, k.value)) continue;
       const mine = priorFor(k.path);
       if (cur !== undefined && !(mine && isDeepStrictEqual(mine.wrote, cur)) && !o.force) {
-        conflicts.push(`  ${keyName(sf.format, k.path)} is ${show(cur)}; Beacon would set ${show(k.value)}${k.content ? ' (a content switch: --capture-content sets it on)' : ''}`);
+        conflicts.push(`  ${keyName(sf.format, k.path)} is ${show(cur)}; Beacon would set ${k.secret ? '(a value with the collector\'s otlpToken)' : show(k.value)}${k.content ? ' (a content switch: --capture-content sets it on)' : ''}`);
         continue;
       }
       edits.push({ path: k.path, value: k.value });
@@ -122,7 +124,8 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
       report.push(`${sf.path} already exports to Beacon (${wanted.length} keys as Beacon sets them)`);
     } else {
       const out = applySettings(sf.format, sf.path, text, edits);
-      for (const e of edits) report.push(`${would}set ${keyName(sf.format, e.path)} = ${show(e.value)} in ${sf.path}`);
+      const secret = (path: string[]) => wanted.some((k) => k.secret && isDeepStrictEqual(k.path, path));
+      for (const e of edits) report.push(`${would}set ${keyName(sf.format, e.path)} = ${secret(e.path) ? '(with the collector\'s otlpToken)' : show(e.value)} in ${sf.path}`);
       if (!o.dryRun) {
         const createdDirs: string[] = [];
         for (let d = dirname(sf.path); !existsSync(d); d = dirname(d)) createdDirs.push(d);
@@ -135,6 +138,8 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
           report.push(`backup: ${backup}`);
         }
         writeFileSync(sf.path, out);
+        // The otlpToken is worth nothing if other users can read it here.
+        if (wanted.some((k) => k.secret)) chmodSync(sf.path, 0o600);
         // The chain of Beacon's writes is unbroken when the file is still what Beacon last wrote:
         // the first backup then still restores it exactly. Otherwise undo key by key.
         const unbroken = prior !== undefined && prior.file === sf.path && prior.writtenSha === sha(text);

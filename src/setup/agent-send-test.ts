@@ -35,11 +35,11 @@ export async function agentSendTest(spec: AgentSpec, base: string, log: string, 
   const id = `${spec.id}-send-test`;
   const how = grpc ? 'OTLP/gRPC' : `OTLP/HTTP ${rec.encoding === 'protobuf' ? 'protobuf' : 'JSON'}`;
   if (grpc) {
-    const failure = await exportOverGrpc(`127.0.0.1:${target!.port}`, rec.signal, encode(rec.signal, rec.request));
+    const failure = await exportOverGrpc(`127.0.0.1:${target!.port}`, rec.signal, encode(rec.signal, rec.request), target!.token);
     if (failure) return [{ id, status: 'fail', message: `the OTLP/gRPC export to ${url} failed: ${failure}`, fix: 'see the collector and gRPC checks above' }];
   } else try {
     const body = rec.encoding === 'protobuf' ? encode(rec.signal, rec.request) : JSON.stringify(rec.request);
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': rec.encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': rec.encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json', ...(target?.token ? { authorization: `Bearer ${target.token}` } : {}) }, body, signal: AbortSignal.timeout(10_000) });
     if (!r.ok) return [{ id, status: 'fail', message: `POST ${url} (${how}) answered ${r.status}: ${(await r.text()).slice(0, 200)}`, fix: 'see the collector check above' }];
   } catch (e) {
     return [{ id, status: 'fail', message: `POST ${url} failed: ${(e as Error).message}`, fix: 'start the collector (see above)' }];
@@ -50,12 +50,14 @@ export async function agentSendTest(spec: AgentSpec, base: string, log: string, 
 const GRPC_SERVICES = { logs: 'opentelemetry.proto.collector.logs.v1.LogsService', traces: 'opentelemetry.proto.collector.trace.v1.TraceService' } as const;
 
 /** One OTLP/gRPC Export call with the encoded request; undefined on success, else why not. */
-async function exportOverGrpc(address: string, signal: 'logs' | 'traces', body: Uint8Array): Promise<string | undefined> {
+async function exportOverGrpc(address: string, signal: 'logs' | 'traces', body: Uint8Array, token?: string): Promise<string | undefined> {
   const grpc = (await import('@grpc/grpc-js')) as typeof GrpcJs;
   const client = new grpc.Client(address, grpc.credentials.createInsecure());
   const bytes = (b: Buffer) => b;
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
   return new Promise((resolve) => {
-    client.makeUnaryRequest(`/${GRPC_SERVICES[signal]}/Export`, bytes, bytes, Buffer.from(body), new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err) => {
+    client.makeUnaryRequest(`/${GRPC_SERVICES[signal]}/Export`, bytes, bytes, Buffer.from(body), metadata, { deadline: Date.now() + 10_000 }, (err) => {
       client.close();
       resolve(err ? `${grpc.status[err.code] ?? err.code}: ${err.details}` : undefined);
     });

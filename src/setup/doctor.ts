@@ -35,6 +35,8 @@ export interface DoctorContext {
   /** also send a test span and a test hook event, and find both in the log */
   sendTest?: boolean;
   fetchTimeoutMs?: number;
+  /** config `otlpToken`: the test span carries it, as an agent's export must */
+  otlpToken?: string;
 }
 
 /** Every check, in the order a user fixes them: collector, goose's config and environment, plugin, log. */

@@ -1,8 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
+import { otlpHeadersValue } from '../config/otlp-token';
 import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
+import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { didYouMean } from '../model/suggest';
 import { checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
@@ -34,6 +36,8 @@ export interface InstallContext {
   hooksBundle: string;
   /** the collector's base URL, for goose's otel_exporter_otlp_endpoint */
   endpoint: string;
+  /** the collector's otlpToken, when set: goose reads its OTLP headers from its environment only */
+  otlpToken?: string;
 }
 
 /**
@@ -85,18 +89,30 @@ case \${BEACON_POLICY_PROVIDER:-} in
     export BEACON_POLICY_PROVIDER ;;
 esac
 token="\${log%/*}/hook-token"
-# A collector writing this log says where it listens, and its pid, in a file of ours beside the
-# log that it removes when it stops (src/config/collector-address.ts). No file, or its collector
-# gone (killed: \`kill -0\` is the shell's own), and there is no curl to make — and no port to hand
-# the token to that someone else may have taken since.
-address="$log.collector-url" url= pid= port=
-if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url pid 2>/dev/null <"$address"; then
+# A collector writing this log says where it listens, its pid and the pid's start time, in a file of
+# ours beside the log that it removes when it stops (src/config/collector-address.ts). No file, or
+# its collector gone — killed, or the pid reused since (the start time differs; pid 0 or 1 is never
+# one) — and there is no curl to make, and no port to hand the token to that someone else may have
+# taken since. Both checks are the shell's own (\`read\` of /proc, \`kill -0\` without /proc).
+collector_alive() {
+  case $1 in '' | 0 | 1 | *[!0-9]*) return 1 ;; esac
+  if [ -r /proc/$$/stat ]; then
+    [ -n "$2" ] && read -r st </proc/$1/stat || return 1
+    started=$2
+    set -- \${st##*) }
+    [ "\${20}" = "$started" ]
+  else
+    kill -0 "$1"
+  fi
+} 2>/dev/null
+address="$log.collector-url" url= pid= started= port=
+if [ "$platform" = goose ] && [ -n "$log" ] && [ -r "$token" ] && [ -O "$address" ] && read -r url pid started 2>/dev/null <"$address"; then
   case $url in
     http://127.0.0.1:*) port=\${url#http://127.0.0.1:} ;;
     http://\\[::1\\]:*) port=\${url#http://\\[::1\\]:} ;;
   esac
-  case $port$pid in ''|*[!0-9]*) url= ;; esac
-  if [ -z "$port" ] || [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then url=; fi
+  case $port in ''|*[!0-9]*) url= ;; esac
+  collector_alive "$pid" "$started" || url=
 fi
 if [ -n "$url" ] && command -v curl >/dev/null 2>&1; then
   case $prev in
@@ -137,8 +153,8 @@ exec "$node" "$bundle" "$@"
  * a half-written one would be an empty hook (an event lost) or a syntax error (exit 2, a deny).
  */
 function writeLauncher(path: string, content: string): boolean {
-  if (existsSync(path) && readFileSync(path, 'utf8') === content) return false;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(path)); // another user's (or a 0777) bin/ could swap the launcher: refused (issue 22 item 1)
+  if (existsSync(path) && readChecked(path, 1 << 20).toString('utf8') === content) return false;
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, content, { mode: 0o755, flag: 'wx' });
   chmodSync(tmp, 0o755);
@@ -191,6 +207,7 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   // Everything that can refuse is checked before anything is written: a refusal changes nothing.
   checkInstallable(file);
   if (configure) checkEditable(loc.configYaml);
+  for (const dir of [beaconBaseDir(ctx.env), dirname(ctx.launcher), dirname(ctx.log)]) checkPrivateDir(dir);
   const state = readState(ctx.env);
   const launcherChanged = writeLauncher(ctx.launcher, renderLauncher(ctx.node, ctx.hooksBundle));
   ensureHookToken(ctx.log);
@@ -218,6 +235,9 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
     else report.push(`goose's config stays yours: add these lines to ${loc.configYaml} (or rerun with --configure-otlp):\n\n${otlpSnippet(ctx.endpoint)}`);
   }
   writeState(ctx.env, state);
+  if (ctx.otlpToken) {
+    report.push(`this collector requires its otlpToken, and goose reads OTLP headers from its environment only: add this line to your shell's startup file (then open a new shell):\n\n    export OTEL_EXPORTER_OTLP_HEADERS=${shellQuote(otlpHeadersValue(ctx.otlpToken))}\n`);
+  }
   report.push('restart goose (or start a new session): plugins are discovered when a session begins. Then run `beacon doctor`.');
   return report;
 }

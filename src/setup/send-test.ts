@@ -43,7 +43,7 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
 
   let spanSent = false;
   try {
-    const r = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(testSpan(session, `${session}-otlp`)), signal: AbortSignal.timeout(10_000) });
+    const r = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', ...(ctx.otlpToken ? { authorization: `Bearer ${ctx.otlpToken}` } : {}) }, body: JSON.stringify(testSpan(session, `${session}-otlp`)), signal: AbortSignal.timeout(10_000) });
     spanSent = r.ok;
     if (!r.ok) out.push({ id: 'send-test-otlp', status: 'fail', message: `POST ${base}/v1/traces answered ${r.status}: ${(await r.text()).slice(0, 200)}`, fix: 'see the collector check above' });
   } catch (e) {

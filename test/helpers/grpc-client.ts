@@ -20,12 +20,14 @@ export interface GrpcAnswer {
  * of what the collector serves): for the answers the OpenTelemetry exporter does not show (codes,
  * status details) and for bodies it would never send.
  */
-export function grpcExport(address: string, signal: GrpcSignal, body: Buffer, options: { gzip?: boolean } = {}): Promise<GrpcAnswer> {
+export function grpcExport(address: string, signal: GrpcSignal, body: Buffer, options: { gzip?: boolean; authorization?: string } = {}): Promise<GrpcAnswer> {
   const channelOptions = options.gzip ? { 'grpc.default_compression_algorithm': grpc.compressionAlgorithms.gzip } : {};
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), channelOptions);
   const bytes = (b: Buffer) => b;
+  const metadata = new grpc.Metadata();
+  if (options.authorization) metadata.set('authorization', options.authorization);
   return new Promise<GrpcAnswer>((resolve) => {
-    client.makeUnaryRequest(`/opentelemetry.proto.collector.${signal}.v1.${SERVICE[signal]}/Export`, bytes, bytes, body, (err, response) => {
+    client.makeUnaryRequest(`/opentelemetry.proto.collector.${signal}.v1.${SERVICE[signal]}/Export`, bytes, bytes, body, metadata, (err, response) => {
       client.close();
       if (!err) return resolve({ code: 0, details: '', response: response! });
       const details = err.metadata?.get('grpc-status-details-bin')[0];

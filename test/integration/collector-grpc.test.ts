@@ -107,6 +107,19 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     assert.deepEqual([h.exports, h.spans], [2, 6], 'the top-level counters are both transports together');
   });
 
+  it('otlpToken guards gRPC as it guards HTTP: no or a wrong token is UNAUTHENTICATED and stores nothing; the token is accepted', async () => {
+    const c = await start(['--grpc-port', String(await freePort())], { otlpToken: 'grpc-secret-0123456789' });
+    const { body } = gooseExportTemplate(10);
+    const none = await grpcExport(c.grpc, 'trace', body);
+    assert.equal(none.code, 16, none.details); // UNAUTHENTICATED
+    assert.match(none.details, /otlpToken/);
+    assert.equal((await grpcExport(c.grpc, 'trace', body, { authorization: 'Bearer wrong' })).code, 16);
+    assert.equal(jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout).length, 0, 'nothing stored');
+    const ok = await grpcExport(c.grpc, 'trace', body, { authorization: 'Bearer grpc-secret-0123456789' });
+    assert.equal(ok.code, 0, ok.details);
+    assert.ok(jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout).length > 0);
+  });
+
   it('bad data is INVALID_ARGUMENT; an export over maxItemsPerExport is RESOURCE_EXHAUSTED without RetryInfo; an empty export and a gzip one succeed', async () => {
     const c = await start(['--grpc-port', String(await freePort())], { maxItemsPerExport: 100 });
     const bad = await grpcExport(c.grpc, 'trace', Buffer.from([0x0a, 0xff, 0xff]));

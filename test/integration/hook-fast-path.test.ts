@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { processStartTime } from '../../src/config/collector-address';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
@@ -181,7 +182,7 @@ describe('hooks through the running collector (fast path)', () => {
     const withCurl = { PATH: `${bin}:${process.env.PATH}` };
     const curlRuns = () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').length - 1 : 0);
 
-    assert.equal(readFileSync(address, 'utf8'), `http://127.0.0.1:${c.port} ${c.proc.pid}\n`);
+    assert.equal(readFileSync(address, 'utf8'), `http://127.0.0.1:${c.port} ${c.proc.pid} ${processStartTime(c.proc.pid!)}\n`);
     assert.equal(statSync(address).mode & 0o777, 0o600);
     // install knew another port: the file, not the install, says where the collector is
     const fast = pointedAt(install(1, '/nonexistent/node'), log);
@@ -197,13 +198,18 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal(curlRuns(), 1, 'no curl when no collector says it runs');
     // Not followed, so the token and the payload never leave for them: a host that is not loopback,
     // a URL that only starts like one, and the file a killed collector left (its pid is gone).
+    // Issue 22 item 4 (curl ran on main for these): pid 0 (`kill -0 0` succeeds: the caller's own
+    // group), a live pid of the user reused since (another start time), a line without a start time.
     const gone = spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim();
-    for (const [i, line] of [`http://10.0.0.1:4318 ${process.pid}`, `http://127.0.0.1:1@evil.example/ ${process.pid}`, `http://127.0.0.1:${c.port} ${gone}`, `http://127.0.0.1:${c.port}`].entries()) {
+    const me = processStartTime(process.pid);
+    const lines = [`http://10.0.0.1:4318 ${process.pid} ${me}`, `http://127.0.0.1:1@evil.example/ ${process.pid} ${me}`, `http://127.0.0.1:${c.port} ${gone} 1`, `http://127.0.0.1:${c.port}`,
+      `http://127.0.0.1:${c.port} 0 ${me}`, `http://127.0.0.1:${c.port} 0`, `http://127.0.0.1:${c.port} ${process.pid} ${Number(me) + 1}`, `http://127.0.0.1:${c.port} ${process.pid}`];
+    for (const [i, line] of lines.entries()) {
       writeFileSync(address, `${line}\n`, { mode: 0o600 });
       goose(direct, 'UserPromptSubmit', prompt(`not followed ${i}`), withCurl);
     }
     assert.equal(curlRuns(), 1);
-    assert.equal(events(log).length, 6, 'each recorded by the direct writer');
+    assert.equal(events(log).length, 10, 'each recorded by the direct writer');
   });
 
   it('goose sees only a verdict: a stranger answering on the collector\'s port gets the fallback, not goose\'s stdout', async (t) => {
@@ -217,7 +223,7 @@ describe('hooks through the running collector (fast path)', () => {
     const port = (stranger.address() as { port: number }).port;
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, 'hook-token'), `X-Beacon-Hook-Token: ${'cd'.repeat(32)}\n`, { mode: 0o600 });
-    writeFileSync(`${log}.collector-url`, `http://127.0.0.1:${port} ${process.pid}\n`, { mode: 0o600 });
+    writeFileSync(`${log}.collector-url`, `http://127.0.0.1:${port} ${process.pid} ${processStartTime(process.pid)}\n`, { mode: 0o600 });
     const r = goose(inst, 'PreToolUse', pre('ls', 'toolu_stranger'));
     assert.deepEqual([r.status, r.stdout], [0, '{"decision":"allow"}'], r.stderr);
     assert.deepEqual(events(log).map((e) => e.event.action), ['tool.invoked'], 'recorded by the direct writer');
@@ -229,7 +235,7 @@ describe('hooks through the running collector (fast path)', () => {
     const log = join(home, 'events.db');
     const c = await startCollector({ log, args: ['--host', '::1'] });
     t.after(() => c.stop());
-    assert.equal(readFileSync(`${log}.collector-url`, 'utf8'), `http://[::1]:${c.port} ${c.proc.pid}\n`);
+    assert.equal(readFileSync(`${log}.collector-url`, 'utf8'), `http://[::1]:${c.port} ${c.proc.pid} ${processStartTime(c.proc.pid!)}\n`);
     const fast = pointedAt(install(c.port, '/nonexistent/node'), log);
     assert.equal(goose(fast, 'PreToolUse', pre('ls', 'toolu_v6')).stdout, '{"decision":"allow"}');
     const h = (await (await fetch(`http://[::1]:${c.port}/health`)).json()) as { hooks: { received: number; refused: { wrong_log: number } } };

@@ -60,6 +60,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       log: cfg.log,
       service: serviceState(defaultServiceKind(), env),
       sendTest: values['send-test'] === true,
+      ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
     });
     if (name === undefined) for (const a of AGENT_SPECS) {
       const line = agentSummary(a, { env, cwd, target: configuredTarget(a, { env, cwd }, targets), log: cfg.log });

@@ -89,6 +89,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
       node: process.execPath,
       hooksBundle,
       endpoint: `http://127.0.0.1:${port}`,
+      ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
     },
     values['configure-otlp'] === true,
   );

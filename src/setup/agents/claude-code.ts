@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { otlpHeadersValue } from '../../config/otlp-token';
 import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 const on = (v: unknown) => v === '1' || v === 'true';
@@ -25,6 +26,7 @@ export const claudeCode: AgentSpec = {
     { path: ['env', 'OTEL_METRICS_EXPORTER'], value: 'otlp' },
     { path: ['env', 'OTEL_EXPORTER_OTLP_PROTOCOL'], value: t.protocol === 'grpc' ? 'grpc' : 'http/protobuf', why: 'Claude Code needs a protocol set: without one it exports nothing' },
     { path: ['env', 'OTEL_EXPORTER_OTLP_ENDPOINT'], value: t.base },
+    ...(t.token ? [{ path: ['env', 'OTEL_EXPORTER_OTLP_HEADERS'], value: otlpHeadersValue(t.token), secret: true, why: 'the collector answers 401 without its otlpToken' }] : []),
     { path: ['env', 'OTEL_LOG_USER_PROMPTS'], value: capture ? '1' : '0', content: true },
     { path: ['env', 'OTEL_LOG_TOOL_DETAILS'], value: capture ? '1' : '0', content: true },
   ],

@@ -21,7 +21,11 @@ export const codex: AgentSpec = {
   settingsFile: (scope, { env }) => (scope === 'user' ? { format: 'toml', path: join(codexHome(env), 'config.toml') } : undefined),
   keys: (t, capture) => [
     ...SIGNALS.map(([key, signal]) => ({
-      path: ['otel', key], value: t.protocol === 'grpc' ? { 'otlp-grpc': { endpoint: t.base } } : { 'otlp-http': { endpoint: `${t.base}/v1/${signal}`, protocol: 'binary' } },
+      path: ['otel', key],
+      value: t.protocol === 'grpc'
+        ? { 'otlp-grpc': { endpoint: t.base, ...(t.token ? { headers: { authorization: `Bearer ${t.token}` } } : {}) } }
+        : { 'otlp-http': { endpoint: `${t.base}/v1/${signal}`, protocol: 'binary', ...(t.token ? { headers: { authorization: `Bearer ${t.token}` } } : {}) } },
+      ...(t.token ? { secret: true } : {}),
       ...(key === 'metrics_exporter' ? { why: 'without it Codex sends its metrics to OpenAI' } : key === 'exporter' ? { why: 'its log records (model calls, tool calls) are what Beacon reads' } : {}),
     })),
     { path: ['otel', 'log_user_prompt'], value: capture, content: true },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { homeOf, kv, spanRequest, type AgentSpec } from './spec';
+import { homeOf, kv, spanRequest, tokenEnvLines, type AgentSpec } from './spec';
 
 /**
  * GitHub Copilot CLI: configured by its environment only (`COPILOT_OTEL_ENABLED`, the standard
@@ -19,6 +19,7 @@ export const copilotCli: AgentSpec = {
   envLines: (t, capture) => [
     { name: 'COPILOT_OTEL_ENABLED', value: 'true' },
     { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: t.base },
+    ...tokenEnvLines(t),
     ...(capture ? [{ name: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', value: 'true', content: true }] : []),
   ],
   contentExport: 'the messages and tool arguments and results on its chat and execute_tool spans',

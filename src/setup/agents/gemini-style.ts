@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
+import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type AgentSpec, type Finding } from './spec';
 
 /**
  * Gemini CLI and its fork Qwen Code: `telemetry` in `~/.<dir>/settings.json` (project scope:
@@ -23,7 +23,7 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
       { path: ['telemetry', 'otlpProtocol'], value: t.protocol, why: t.protocol === 'http' ? `its default is gRPC (port 4317); this setup is OTLP/HTTP` : 'the endpoint is OTLP/gRPC' },
       { path: ['telemetry', 'logPrompts'], value: capture, content: true },
     ],
-    envLines: () => [],
+    envLines: (t) => tokenEnvLines(t),
     contentExport: 'the text of your prompts (user_prompt records)',
     contentState: (values) => (values(['telemetry', 'logPrompts']) === false ? 'content capture off: no prompt text (logPrompts false)' : `content capture on: prompt text exported (logPrompts ${values(['telemetry', 'logPrompts']) === undefined ? `unset: ${o.title} defaults to true` : 'true'})`),
     traps({ env }, t, values) {

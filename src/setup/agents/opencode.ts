@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { judgeUrl, kv, spanRequest, xdgConfig, type AgentSpec, type Finding } from './spec';
+import { judgeUrl, kv, spanRequest, tokenEnvLines, xdgConfig, type AgentSpec, type Finding } from './spec';
 
 /** opencode reads opencode.jsonc when there is one, else opencode.json. */
 const configIn = (dir: string) => (existsSync(join(dir, 'opencode.jsonc')) ? join(dir, 'opencode.jsonc') : join(dir, 'opencode.json'));
@@ -21,7 +21,7 @@ export const opencode: AgentSpec = {
   configDirs: ({ env }) => [join(xdgConfig(env), 'opencode')],
   settingsFile: (scope, { env, cwd }) => ({ format: 'json', path: configIn(scope === 'user' ? join(xdgConfig(env), 'opencode') : cwd) }),
   keys: () => [{ path: ['experimental', 'openTelemetry'], value: true, why: 'opencode exports nothing without it' }],
-  envLines: (t) => [{ name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: t.base }],
+  envLines: (t) => [{ name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: t.base }, ...tokenEnvLines(t)],
   contentExport: 'everything, whatever the flag: its ai.* spans carry the prompts, responses and tool arguments',
   contentState: () => 'content always exported: its spans carry prompts, responses and tool arguments (no switch; Beacon redacts secrets)',
   traps({ env }, t): Finding[] {

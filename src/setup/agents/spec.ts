@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { CheckStatus } from '../doctor';
 import type { SettingsFormat } from './settings-edit';
+import { otlpHeadersValue } from '../../config/otlp-token';
 
 /**
  * One coding agent Beacon sets up: where its settings live, the keys Beacon owns there, the
@@ -20,6 +21,8 @@ export interface Target {
   /** the base URL of that transport: http://127.0.0.1:<port> (OTLP/HTTP) or http://127.0.0.1:<grpcPort> (OTLP/gRPC) */
   base: string;
   port: number;
+  /** the collector's otlpToken, when set: the agent must send `Authorization: Bearer <token>` */
+  token?: string;
 }
 
 export type Scope = 'user' | 'project';
@@ -37,6 +40,8 @@ export interface OwnedKey {
   content?: boolean;
   /** what goes wrong without it (doctor says it) */
   why?: string;
+  /** holds the otlpToken: install shows it masked and makes the settings file 0600 */
+  secret?: boolean;
 }
 
 /** A variable only the agent's environment can set: printed by install, checked by doctor. */
@@ -44,6 +49,13 @@ export interface EnvLine {
   name: string;
   value: string;
   content?: boolean;
+  /** carries the otlpToken */
+  secret?: boolean;
+}
+
+/** The environment line that carries the collector's otlpToken, for agents that read headers from their environment only. */
+export function tokenEnvLines(t: Target): EnvLine[] {
+  return t.token ? [{ name: 'OTEL_EXPORTER_OTLP_HEADERS', value: otlpHeadersValue(t.token), secret: true }] : [];
 }
 
 export interface AgentContext {

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { BeaconError, isBeaconError } from '../../model/errors';
 import { spanEventId } from '../../model/event-id';
+import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-checks';
 import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
 import { checkReadable, ensureSchema } from './schema';
@@ -77,6 +78,7 @@ export class EventLog {
   static open(path: string, options: OpenOptions = {}): EventLog {
     const busy = options.busyTimeoutMs ?? 5000;
     if (!options.readonly) prepareFile(path);
+    else checkReadablePath(path);
     let db: Database.Database;
     try {
       db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: busy, nativeBinding: nativeBinding() });
@@ -226,13 +228,32 @@ function nativeBinding(): string | undefined {
   return binding ?? undefined;
 }
 
-/** The directory is the user's alone (0700) and so is the file (0600): events hold prompts and commands. */
+/**
+ * The directory is the user's alone (0700) and so is the file (0600): events hold prompts and
+ * commands. Checked like ~/.ssh on every open (model/file-checks.ts): a directory or log another
+ * user owns or may write, or a log that is a symlink or a FIFO, is refused (issue 22 item 1); a log
+ * of the user's that others may read is made 0600, with a warning (item 3).
+ */
 function prepareFile(path: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    closeSync(openSync(path, 'a', 0o600));
+    ensurePrivateDir(dirname(path));
+    closeSync(openChecked(path, constants.O_WRONLY | constants.O_CREAT, 0o600, { secret: true, onTightened: (m) => process.emitWarning(m, 'BeaconWarning') }));
   } catch (e) {
+    if (isBeaconError(e)) throw e;
     throw new BeaconError('unavailable', `cannot create the event log ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** A reader follows no symlink and opens no FIFO or device (SQLite's open of a FIFO would block). */
+function checkReadablePath(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // missing: SQLite says so with fileMustExist
+  }
+  if (st.isSymbolicLink() || !st.isFile()) {
+    throw unsafePath(path, st.isSymbolicLink() ? 'it is a symbolic link where Beacon expects its event log' : 'it is not a regular file', `rm '${path.replace(/'/g, `'\\''`)}' (or pass the real file with --log)`);
   }
 }
 
