@@ -61,7 +61,10 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     };
     // A collector that cannot store exits non-zero, so systemd/launchd restart it.
     gaveUp = () => void stop('writer-failed', 1);
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    // \`on\`, not \`once\`: Ctrl-C on \`npm start\` reaches the collector twice (the terminal's SIGINT to
+    // the process group, then npm forwards its own), and a second signal with no listener would kill
+    // the process mid-stop: no "collector stopped", the address file left naming a dead pid.
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
   });
 }
