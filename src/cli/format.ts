@@ -147,7 +147,16 @@ export function formatRow(r: string[], widths: number[], maxWidth?: number): str
   return maxWidth !== undefined ? cut(line, maxWidth) : line;
 }
 
-export function formatTable(rows: string[][], maxWidth?: number, shrinkable = SHRINKABLE): string {
+/**
+ * A table for people. Every cell is recorded content, so hostile: a newline in a session id, a
+ * repository or a model name would print a forged row. Cells pass through escapeControls (a no-op
+ * on cells already escaped) before they are measured.
+ */
+export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable = SHRINKABLE): string {
+  const rows = safeCells(rawRows);
   const widths = fitWidths(rows, maxWidth, shrinkable);
   return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
 }
+
+/** every cell on one line, its control characters escaped (src/model/terminal.ts) */
+export const safeCells = (rows: string[][]): string[][] => rows.map((r) => r.map((c) => escapeControls(c)));

@@ -2,13 +2,14 @@ import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
 import { normalizeHarnessName } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
+import { escapeControls } from '../../model/terminal';
 import { calendarLabel, type Calendar } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { estimateCost, type TokenSums } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
-import { cut, fitWidths, plural, terminalWidth, usd } from '../format';
+import { cut, fitWidths, plural, safeCells, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 import { EventLog } from '../../store/log/event-log';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
@@ -171,7 +172,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   out(renderTable(others ? [...report.groups, others] : report.groups, totals, by, terminalWidth(env)));
   out('');
   out(`costs: REPORTED = what a runtime itself reported (goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
-  if (totals.unpriced_model_calls > 0) out(`unpriced: ${totals.unpriced_model_calls} model calls of ${totals.unpriced_models.join(', ')} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
+  if (totals.unpriced_model_calls > 0) out(`unpriced: ${totals.unpriced_model_calls} model calls of ${escapeControls(totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
   if (stream.count > 0) out(`stream reports: ${plural(stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`);
   return 0;
 }
@@ -194,7 +195,8 @@ function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping
     label, n(g.model_calls), n(g.usage.input_tokens), n(g.usage.output_tokens), n(g.usage.cache_read_input_tokens), n(g.usage.cache_creation_input_tokens),
     n(g.usage.reasoning_output_tokens), usd(g.reported_cost_usd), `${usd(g.estimated_cost_usd)}${g.unpriced_model_calls > 0 ? '*' : ''}`,
   ];
-  const rows = [head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')];
+  // a group's name is recorded content (a model, a session id): escaped, one line (issue 22 item 15)
+  const rows = safeCells([head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')]);
   // numbers right-aligned; the group names give way when the terminal is narrow
   const widths = fitWidths(rows, maxWidth, [0]);
   const line = (r: string[]) => cut(r.map((c, i) => (i === 0 ? cut(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
