@@ -55,6 +55,12 @@ observations arrive later); Ctrl-C stops.`,
 
 const METHODS = ['otlp', 'hook', 'stream'];
 
+/**
+ * On a terminal, WHAT (the command line a reviewer reads) gets the room the other columns leave; when
+ * that is less than this, WHAT moves to its own line under the row, in the whole width (issue 24 item 3).
+ */
+const WHAT_MIN_WIDTH = 40;
+
 /** How often --follow looks for new commits: a primary-key range read, cheap enough to do often. */
 const FOLLOW_POLL_MS = 100;
 
@@ -88,10 +94,10 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
         for (const r of rows) await writeLine(exportLine(r.seq, r.record));
         return 0;
       }
-      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width);
+      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width, undefined, { column: 5, minWidth: WHAT_MIN_WIDTH });
     } else {
       const items = listJoined(log, filter, limit);
-      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE);
+      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH });
     }
     if (table === undefined) out('no events match');
     else for (const line of table.split('\n')) await writeLine(line);
