@@ -1,5 +1,7 @@
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
 import { CONFIG_KEYS, envName, shownDefault } from '../config/config-keys';
+import { readFileSync } from 'node:fs';
+import { collectorAddressPath } from '../config/collector-address';
 import { BeaconError } from '../model/errors';
 import { defaultServiceKind, installedServiceSettings } from '../setup/service';
 
@@ -23,7 +25,32 @@ export function scopeOf(v: string | undefined): 'user' | 'project' {
  */
 export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorConfig>, env: NodeJS.ProcessEnv): { port: number; source: string } {
   if (flag !== undefined) return { port: parseIntStrict(flag, '--port'), source: '--port' };
+  // A collector running on this log says where it listens (issue 24 item 4: one started with --port
+  // was not found by `beacon dashboard`): the file is what the hook launcher trusts too.
+  const running = runningCollector(cfg.log);
+  if (running) return { port: running.port, source: `the running collector (${collectorAddressPath(cfg.log)})` };
   const svc = installedServiceSettings(defaultServiceKind(), env);
   if (svc?.port !== undefined) return { port: svc.port, source: `the installed service (${svc.file})` };
   return { port: cfg.port, source: cfg.port === CONFIG_KEYS.port.default ? 'the default' : 'the config' };
+}
+
+/**
+ * The collector that writes `log`, from the address file it keeps beside it (`<url> <pid>`), when
+ * that pid is alive; undefined when there is none, or it was killed outright and left the file.
+ */
+export function runningCollector(log: string): { url: string; port: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(collectorAddressPath(log), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const m = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d{1,5})) (\d+)\n?$/.exec(text);
+  if (!m) return undefined;
+  try {
+    process.kill(Number(m[3]), 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return undefined; // EPERM: alive, another user's
+  }
+  return { url: m[1]!, port: Number(m[2]) };
 }
