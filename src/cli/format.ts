@@ -203,3 +203,5 @@ function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number
 
 /** every cell on one line, its control characters escaped (src/model/terminal.ts) */
 export const safeCells = (rows: string[][]): string[][] => rows.map((r) => r.map((c) => escapeControls(c)));
+
+export { formatBytes } from '../model/size';

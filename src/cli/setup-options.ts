@@ -28,9 +28,9 @@ export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorC
   // A collector running on this log says where it listens (issue 24 item 4: one started with --port
   // was not found by `beacon dashboard`): the file is what the hook launcher trusts too.
   const running = runningCollector(cfg.log);
-  if (running) return { port: running.port, source: `the running collector (${collectorAddressPath(cfg.log)})` };
+  if (running) return { port: running.port, source: `the running collector's ${collectorAddressPath(cfg.log)}` };
   const svc = installedServiceSettings(defaultServiceKind(), env);
-  if (svc?.port !== undefined) return { port: svc.port, source: `the installed service (${svc.file})` };
+  if (svc?.port !== undefined) return { port: svc.port, source: `the installed service, ${svc.file}` };
   return { port: cfg.port, source: cfg.port === CONFIG_KEYS.port.default ? 'the default' : 'the config' };
 }
 

@@ -1,3 +1,4 @@
+import { formatBytes } from '../model/size';
 /** Display formats shared by the pages. Times are UTC, as the CLI prints them. */
 export function fmtTime(ns: bigint | null | undefined): string {
   if (ns === null || ns === undefined) return '—';
@@ -25,9 +26,5 @@ export function fmtUsd(x: number | null | undefined): string {
   return `$${x.toFixed(x < 1 ? 4 : 2)}`;
 }
 
-export function fmtBytes(n: number): string {
-  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
-  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
-  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(1)} KiB`;
-  return `${n} B`;
-}
+/** sizes as the CLI prints them (src/model/size.ts) */
+export const fmtBytes = formatBytes;

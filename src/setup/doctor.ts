@@ -105,7 +105,8 @@ export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs
   return {
     check: {
       id: 'collector', status: status === 'ok' ? 'ok' : 'warn',
-      message: `reachable at ${base}${where}${version}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
+      // one parenthesis, not `(port from the installed service (…)) (beacon 0.1.0)`
+      message: `reachable at ${base}${version ? `, beacon ${body.version}` : ''}${where}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
     },
     health: body,
   };

@@ -1,3 +1,5 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import pino from 'pino';
 import { LOG_POLICY } from '../../redact/log-policy';
 import { isLoopback, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
@@ -44,7 +46,11 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
   if (!isLoopback(config.host)) logger.warn({ host: config.host }, 'listening on a non-loopback address: telemetry can reach this machine from the network');
 
   let gaveUp: ((message: string) => void) | undefined;
+  const before = filesOfLog(config.log);
   const service = await startCollectorService(config, logger, { onWriterGaveUp: (m) => gaveUp?.(m), env }).catch((e: unknown) => {
+    // A start that failed (the port in use) leaves nothing behind: the log and its companions it
+    // created are removed, so the next command does not find an empty log nobody writes.
+    for (const f of filesOfLog(config.log)) if (!before.has(f)) rmSync(join(dirname(config.log), f), { force: true });
     throw explainListenError(e, config.host, config.port);
   });
   logger.info({ address: service.url, log: config.log }, 'collector ready');
@@ -67,4 +73,13 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/** The log's file and the files beside it named after it (-wal, -shm, .hook-token, …). */
+function filesOfLog(log: string): Set<string> {
+  try {
+    return new Set(readdirSync(dirname(log)).filter((f) => f === basename(log) || f.startsWith(`${basename(log)}.`) || f.startsWith(`${basename(log)}-`)));
+  } catch {
+    return new Set();
+  }
 }

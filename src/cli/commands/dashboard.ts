@@ -37,10 +37,11 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   // the port every command means: --port, the running collector's, the installed service's, the config's
   const { port } = collectorPort(values.port, config, env);
   const url = dashboardUrl(config.host, port, config.dashboardToken);
-  out(url);
   const health = new URL('/health', url).toString();
   const up = await fetch(health, { signal: AbortSignal.timeout(1500) }).then((r) => r.status < 500, () => false);
-  if (!up) err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")\n`);
+  // a URL on stdout is a promise that it works: printed only when a collector answers there
+  if (up) out(url);
+  else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")\n`);
   if (values.open) openInBrowser(url);
   return up ? 0 : 1;
 }

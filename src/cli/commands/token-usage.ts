@@ -142,7 +142,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
   let others: UsageGroup | null = null;
   if (top > 0 && list.length > top) {
-    others = emptyGroup(`(${list.length - top} others)`);
+    others = emptyGroup(`(${plural(list.length - top, 'other')})`);
     for (const g of list.slice(top)) merge(others, g);
     list = list.slice(0, top);
   }

@@ -73,7 +73,7 @@ ${sinceSelect(w.since)}
 <button type="submit">Apply</button> <a href="/tokens">reset</a>
 </form>
 <div class="grid3">
-<div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model calls)</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
+<div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model call${total.calls === 1 ? '' : 's'})</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
 <div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">the agent's own cost figure (Claude Code's <code>cost_usd</code>); goose reports none over OTLP</div></div>
 <div class="card"><div class="sub">list-price estimate</div><div class="big" id="total-estimate">${fmtUsd(total.estimatedCost)}</div><div class="sub">from Beacon's price catalog ${ctx.catalog.source.content_as_of}; standard tier, cache writes at the 5-minute rate</div></div>
 </div>
