@@ -44,6 +44,7 @@ export function renderService(ctx: ServiceContext): string {
     NODE: ctx.node,
     BEACON: ctx.beacon,
     LOG: ctx.log,
+    LOG_DIR: dirname(ctx.log),
     PORT: String(ctx.port),
     LOGDIR: join(home, 'Library', 'Logs', 'Beacon'),
     README: join(packageRoot(), 'README.md'),
