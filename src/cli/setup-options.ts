@@ -38,7 +38,7 @@ export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorC
  * The collector that writes `log`, from the address file it keeps beside it (`<url> <pid>`), when
  * that pid is alive; undefined when there is none, or it was killed outright and left the file.
  */
-export function runningCollector(log: string): { url: string; port: number } | undefined {
+export function runningCollector(log: string): { url: string; port: number; pid: number } | undefined {
   let text: string;
   try {
     text = readFileSync(collectorAddressPath(log), 'utf8');
@@ -52,5 +52,5 @@ export function runningCollector(log: string): { url: string; port: number } | u
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return undefined; // EPERM: alive, another user's
   }
-  return { url: m[1]!, port: Number(m[2]) };
+  return { url: m[1]!, port: Number(m[2]), pid: Number(m[3]) };
 }

@@ -70,7 +70,7 @@ type Health = Partial<HealthReport>;
 export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
   const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
-    ? 'start it: beacon collector in a terminal (there is no systemd user session here for beacon service)'
+    ? 'start it: beacon collector --detach (there is no systemd user session here for beacon service)'
     : 'start it: beacon service install, or beacon collector in a terminal';
   let r: Response;
   let body: Health = {};
@@ -116,7 +116,7 @@ function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   const message = describeServiceState(s);
   // A collector run by hand (or by another supervisor) is a choice; with none running, the service is the fix.
   if (!s.installed && collectorUp) return { id: 'service', status: 'ok', message: `${message}; the collector answering runs outside it (by hand, or another supervisor)` };
-  if (!s.installed) return { id: 'service', status: 'warn', message: `${message}: the collector runs only while you run it`, fix: s.unreachable && s.kind === 'systemd' ? 'no systemd user session here: run beacon collector (in a terminal, or your own supervisor)' : 'beacon service install' };
+  if (!s.installed) return { id: 'service', status: 'warn', message: `${message}: the collector runs only while you run it`, fix: s.unreachable && s.kind === 'systemd' ? 'no systemd user session here: beacon collector --detach (or beacon collector in a terminal, or your own supervisor)' : 'beacon service install' };
   if (s.unreachable) return { id: 'service', status: 'warn', message };
   if (!s.running) return { id: 'service', status: 'fail', message, fix: s.kind === 'systemd' ? 'systemctl --user restart beacon-collector; journalctl --user -u beacon-collector says why it stopped' : 'launchctl kickstart gui/$(id -u)/com.beacon.collector; see ~/Library/Logs/Beacon/collector.log' };
   if (!s.enabled) return { id: 'service', status: 'warn', message: `${message}: it will not start at the next login`, fix: 'beacon service install' };

@@ -103,7 +103,7 @@ describe('beacon doctor tells the truth', () => {
     assert.match(r.stderr, /no systemd user session here/);
     assert.match(r.stderr, /beacon collector/);
     const d = beacon(h, ['doctor', '--json', '--port', '1']);
-    assert.match(check(d.stdout, 'collector').fix!, /beacon collector in a terminal \(there is no systemd user session/);
+    assert.match(check(d.stdout, 'collector').fix!, /beacon collector --detach \(there is no systemd user session/);
   });
 });
 

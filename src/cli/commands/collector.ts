@@ -8,13 +8,17 @@ import { startCollectorService } from '../../collector/service';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags, configOption } from '../config-flags';
 import { explainListenError, portWarning } from '../listen-hints';
+import { detach, stopBackground } from '../collector-background';
+import { BeaconError } from '../../model/errors';
 
 export const spec = {
   name: 'beacon collector',
   summary: 'run the OTLP/HTTP collector in the foreground',
-  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote]`,
+  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--detach | --stop]`,
   description: `Runs the OTLP/HTTP collector in the foreground (service managers run it so) and writes goose's
-GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
+GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM. Where there is no systemd
+user session or launchd for beacon service, --detach runs it in the background (its output in
+<log>.collector.log) and --stop stops the one that writes the log; nothing restarts it.`,
   options: {
     host: configOption('host'),
     port: configOption('port'),
@@ -22,8 +26,10 @@ GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM.`,
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
     'max-body-bytes': configOption('maxBodyBytes'),
     'allow-remote': configOption('allowRemote'),
+    detach: { type: 'boolean', help: 'run in the background once it listens (no systemd user session or launchd)' },
+    stop: { type: 'boolean', help: 'stop the collector that writes the log (SIGTERM), and wait for it' },
   },
-  examples: ['beacon collector', 'beacon collector --port 14318 --log /tmp/events.db'],
+  examples: ['beacon collector', 'beacon collector --port 14318 --log /tmp/events.db', 'beacon collector --detach', 'beacon collector --stop'],
 } as const satisfies CommandSpec;
 
 /** `beacon collector`: runs until SIGTERM/SIGINT, then finishes in-flight exports and closes the log. */
@@ -39,6 +45,10 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     },
     env,
   );
+  const say = (s: string) => void process.stdout.write(`${s}\n`);
+  if (values.detach && values.stop) throw new BeaconError('usage', '--detach and --stop: one or the other');
+  if (values.stop) return stopBackground(config.log, say);
+  if (values.detach) return detach(argv, config.log, say);
   // Operational logs only: counts, sizes, durations, errors. Never span content.
   const logger = pino({ level: config.logLevel, base: { service: 'beacon-collector' }, ...LOG_POLICY });
   const portHint = portWarning(config.port);
