@@ -1,0 +1,73 @@
+/**
+ * Issue 24, the dashboard's numbers (fastify inject over a real SQLite log): items 5, 6 and 11.
+ * The same pages in Chromium, with screenshots: dashboard-browser.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { EventLog } from '../../src/store/log/event-log';
+import { EventLogWriter } from '../../src/store/writer/event-log-writer';
+import type { EventRow } from '../../src/store/log/row';
+import { buildCollectorHttp } from '../../src/collector/http';
+import { tempDir } from '../helpers/paths';
+
+const T0 = BigInt(Date.now() - 3_600_000) * 1_000_000n;
+
+export function row(i: number, over: Partial<EventRow> & { rec?: Record<string, unknown> }): EventRow {
+  const action = over.action ?? 'command.executed';
+  const method = over.method ?? 'hook';
+  const record = JSON.stringify({ timestamp: 'x', event: { action, id: `e${i}` }, harness: { name: 'goose', collection_method: method }, session: { id: over.sessionId ?? 's1' }, ...over.rec });
+  return {
+    id: `e${i}`, tsNs: T0 + BigInt(i) * 1_000_000_000n, harness: 'goose', method, action, sessionId: 's1', traceId: null, spanId: null, parentSpanId: null, toolCallId: null,
+    model: null, provider: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheCreationTokens: null, reasoningTokens: null, costUsd: null, dropIfChatChildStored: false,
+    ...over, record,
+  };
+}
+
+export async function dashboardOver(rows: EventRow[]): Promise<{ get: (url: string) => Promise<string>; close: () => Promise<void> }> {
+  const log = join(tempDir('everyday-dash-'), 'events.db');
+  const l = EventLog.open(log);
+  l.append(rows);
+  l.close();
+  const writer = await EventLogWriter.start({ path: log, busyTimeoutMs: 1000 });
+  const { app } = buildCollectorHttp({
+    sink: writer, logger: pino({ level: 'silent' }), maxBodyBytes: 1 << 20, maxPendingExports: 16, maxItemsPerExport: 10_000, maxBytesInFlight: 64 << 20,
+    dashboard: { logPath: log, retention: { maxAgeDays: 90, maxBytes: 0 }, env: { HOME: tempDir() } },
+  });
+  const server: FastifyInstance = app;
+  return {
+    get: async (url) => {
+      const r = await server.inject({ method: 'GET', url, headers: { host: '127.0.0.1:4318', accept: 'text/html' } });
+      assert.equal(r.statusCode, 200, `${url}: ${r.statusCode}`);
+      return r.body;
+    },
+    close: async () => {
+      await server.close();
+      await writer.close();
+    },
+  };
+}
+
+describe('the Overview counts calls (issue 24 item 5)', () => {
+  let dash: Awaited<ReturnType<typeof dashboardOver>>;
+  before(async () => {
+    dash = await dashboardOver([
+      row(1, { action: 'tool.invoked', toolCallId: 'c1', rec: { command: { command: 'cargo test' } } }),
+      row(2, { action: 'tool.failed', toolCallId: 'c1', rec: { command: { command: 'cargo test' } } }),
+      row(3, { action: 'tool.failed', method: 'otlp', toolCallId: 'c1', rec: { command: { command: 'cargo test' } } }),
+      row(4, { action: 'approval.denied', toolCallId: 'c2', rec: { policy: { decision: 'deny' } } }),
+    ]);
+  });
+  after(() => dash.close());
+
+  // Fails on main: tool.failed 2, with two rows for the one failed call.
+  it('one failed call seen by the hook and by OTLP is tool.failed 1, one row', async () => {
+    const html = await dash.get('/');
+    assert.match(html, />tool\.failed 1</);
+    assert.match(html, />approval\.denied 1</);
+    const attention = /<table id="attention">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    assert.equal(attention.match(/<tr>/g)!.length - 1, 2, 'a header and one row per call');
+  });
+});
