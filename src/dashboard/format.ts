@@ -14,10 +14,14 @@ export { formatDuration as fmtDuration } from '../model/time';
 
 export const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
+/**
+ * Token counts in one style everywhere (tables, cards, chart axes): below 1,000 as they are, then
+ * three significant digits and a unit — `1.5 k`, `11.2 k`, `112 k`, `2.35 M` (issue 24 item 6: the
+ * pages mixed `11.2 k` and `1,500`).
+ */
 export function fmtTokens(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(1)} k`;
+  const units: [number, string][] = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+  for (const [size, unit] of units) if (Math.abs(n) >= size) return `${Number((n / size).toPrecision(3))} ${unit}`;
   return fmtInt(n);
 }
 

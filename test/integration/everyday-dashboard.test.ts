@@ -71,3 +71,51 @@ describe('the Overview counts calls (issue 24 item 5)', () => {
     assert.equal(attention.match(/<tr>/g)!.length - 1, 2, 'a header and one row per call');
   });
 });
+
+const svgOf = (page: string) => /<svg class="chart"[\s\S]*?<\/svg>/.exec(page)![0];
+const yLabels = (svg: string) => [...svg.matchAll(/<text class="y"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+const fromUnit = (label: string) => {
+  const m = /^([\d.,]+)(?: ([kMG]))?$/.exec(label)!;
+  return Number(m[1]!.replace(/,/g, '')) * ({ k: 1e3, M: 1e6, G: 1e9 }[m[2] as 'k'] ?? 1);
+};
+
+describe('tables and charts (issue 24 item 6)', () => {
+  // Fails on main: ticks at quarters of the maximum (3,263 / 6,526 / 9,789), mixed number styles.
+  it('round ticks in the tables\' style, a time axis with the empty buckets, the last label inside', async () => {
+    const dash = await dashboardOver([
+      row(1, { action: 'model.invoked', method: 'otlp', model: 'gpt-5.4', provider: 'openai', inputTokens: 11_552, outputTokens: 1_500, rec: { model: 'gpt-5.4' } }),
+    ]);
+    try {
+      const page = await dash.get('/tokens?since=30d&bucket=day');
+      const svg = svgOf(page);
+      const ticks = yLabels(svg).map(fromUnit);
+      assert.ok(ticks.length >= 3, `ticks ${ticks}`);
+      const step = ticks[1]! - ticks[0]!;
+      assert.ok(ticks.every((t, i) => t === i * step), `evenly spaced from 0: ${ticks}`);
+      assert.match(String(step / 10 ** Math.floor(Math.log10(step))), /^(1|2|5)$/, `a round step: ${step}`);
+      assert.ok(ticks[ticks.length - 1]! >= 13_052, 'the top tick covers the bar');
+      assert.equal(Number(/data-slots="(\d+)"/.exec(svg)![1]) >= 30, true, 'a slot for every day of the window, empty ones too');
+      assert.ok([...svg.matchAll(/<text class="x"/g)].length >= 3, 'a time axis, not one label under one bar');
+      const lastX = [...svg.matchAll(/<text class="x" x="([\d.]+)" y="\d+" text-anchor="(\w+)"/g)].pop()!;
+      assert.ok(Number(lastX[1]) <= 1100 - 24 || lastX[2] === 'end', `the last label inside: ${lastX[0]}`);
+      // one number style: 1,500 output tokens print as 1.5 k, as 11.6 k does
+      const byModel = /data-by="By model"[\s\S]*?<\/table>/.exec(page)![0];
+      assert.match(byModel, />11\.6 k</);
+      assert.match(byModel, />1\.5 k</);
+    } finally {
+      await dash.close();
+    }
+  });
+
+  // Fails on main: the empty chart's axis read `1 1 1 0 0`.
+  it('an empty chart says so, with one 0 on its axis', async () => {
+    const dash = await dashboardOver([row(1, { action: 'prompt.submitted' })]);
+    try {
+      const svg = svgOf(await dash.get('/tokens?since=24h'));
+      assert.deepEqual(yLabels(svg), ['0']);
+      assert.match(svg, /no model calls in this window/);
+    } finally {
+      await dash.close();
+    }
+  });
+});

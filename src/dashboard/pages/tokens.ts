@@ -30,7 +30,7 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(Math.floor(week)).padStart(2, '0')}`;
 }
 
-function renderTokens(ctx: DashboardContext, q: Query): PageContent {
+async function renderTokens(ctx: DashboardContext, q: Query): Promise<PageContent> {
   const w = timeWindow(q, ctx.nowMs, '30d');
   if (w.error) return { title: 'Tokens & cost', status: 400, body: html`<h1>Tokens &amp; cost</h1><p class="bad">${w.error}</p>` };
   const bucketParam = param(q, 'bucket') as Bucket | undefined;
@@ -79,7 +79,10 @@ ${sinceSelect(w.since)}
 </div>
 ${unpriced.length ? html`<p class="note" id="unpriced">Unpriced: ${fmtInt(total.unpricedCalls)} model calls of ${unpriced.map((m, i) => html`${i ? ', ' : ''}<code>${m}</code>`)} — not in the catalog (or ambiguous there), so not in the estimate. Add prices to your overrides file.</p>` : ''}
 <h2>Tokens per ${bucket} (UTC)</h2>
-${stackedBars(buckets.map((b) => ({ label: b.key, values: [b.input, b.output, b.cacheRead, b.cacheWrite] })))}
+${await stackedBars(
+    timeRows.map((r) => ({ start: new Date(Number(r.grp) * 900_000), values: [r.input, r.output, r.cacheRead, r.cacheWrite] as [number, number, number, number] })),
+    { interval: bucket, from: w.sinceNs !== undefined ? new Date(Number(w.sinceNs / 1_000_000n)) : undefined, to: new Date(w.untilNs !== undefined ? Number(w.untilNs / 1_000_000n) - 1 : ctx.nowMs) },
+  )}
 ${table('By model', [...byModel.values()], (g) => href('/tokens', { ...keep, model: g.key.replace(/ \(.*\)$/, '') }))}
 ${table('By agent', [...byAgent.values()], (g) => href('/tokens', { ...keep, harness: g.key }))}
 ${table('By provider', [...byProvider.values()])}
