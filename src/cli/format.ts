@@ -1,6 +1,6 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
 import { escapeControls } from '../model/terminal';
-import { formatDisplayTime } from '../model/time';
+import { formatDisplayTime, formatDuration } from '../model/time';
 import type { Observer, TimelineItem, ToolCallRow } from '../store/queries/tool-calls';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -65,7 +65,8 @@ function callRow(c: ToolCallRow, utc: boolean): string[] {
   const tool = c.toolName ?? pick((r) => r.tool?.name);
   // the id last, never cut: `beacon events --raw --tool-call ID` lists the call's records
   const call = c.callId !== null ? `(call ${oneLine(c.callId)})` : '';
-  const text = mcp ?? (tool && detail ? `${tool}: ${detail}` : detail ?? tool ?? '');
+  const took = pickNumber(c, (r) => r.gen_ai?.duration_ms ?? r.command?.duration_ms);
+  const text = [mcp ?? (tool && detail ? `${tool}: ${detail}` : detail ?? tool ?? ''), took !== undefined ? `· ${tookText(took)}` : ''].filter(Boolean).join(' ');
   const cells = [
     formatDisplayTime(c.firstNs, utc),
     first.harness?.name ?? '',
@@ -79,10 +80,23 @@ function callRow(c: ToolCallRow, utc: boolean): string[] {
   return cells.map((v) => escapeControls(String(v)));
 }
 
+/** How long a call took, from the first observation that says (the span's end, the hook's report). */
+function pickNumber(c: ToolCallRow, f: (r: Rec) => unknown): number | undefined {
+  for (const ob of c.observations) {
+    const v = f(ob.record);
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+  }
+  return undefined;
+}
+
+/** `850 ms`, `4.2 s`: the CLI's and the dashboard's one duration format */
+const tookText = (ms: number) => formatDuration(BigInt(Math.round(ms)) * 1_000_000n);
+
 function what(r: Rec): string {
   if (r.event?.action === 'model.invoked') {
     const provider = r.gen_ai?.provider?.name;
-    return [provider, r.model].filter(Boolean).join(' ');
+    const took = typeof r.gen_ai?.duration_ms === 'number' ? `· ${tookText(r.gen_ai.duration_ms)}` : '';
+    return [provider, r.model, took].filter(Boolean).join(' ');
   }
   // goose's security, egress and counter records: their message says what they found
   const call = r.gen_ai?.tool?.call?.id ? `(call ${r.gen_ai.tool.call.id})` : '';

@@ -3,7 +3,7 @@ import { BeaconError } from '../../model/errors';
 import { normalizeHarnessName } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
 import { escapeControls } from '../../model/terminal';
-import { calendarLabel, type Calendar } from '../../model/time';
+import { calendarLabel, formatDuration, type Calendar } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { estimateCost, type TokenSums } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
@@ -12,6 +12,7 @@ import { configOption } from '../config-flags';
 import { cut, fitWidths, plural, safeCells, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 import { EventLog } from '../../store/log/event-log';
+import { queryModelDurations } from '../../store/queries/latency';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
 
 const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
@@ -52,6 +53,10 @@ export interface UsageGroup {
   key: string | null;
   model_calls: number;
   usage: Usage;
+  /** input + output + cache read + cache write (reasoning is part of output) */
+  total_tokens: number;
+  /** --by model: how long its calls took, from those that carry a duration (null: none does) */
+  latency_ms?: { timed_calls: number; p50: number; p95: number; max: number } | null;
   reported_cost_usd: number | null;
   estimated_cost_usd: number | null;
   unpriced_model_calls: number;
@@ -59,7 +64,7 @@ export interface UsageGroup {
 }
 
 const zero = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, reasoning_output_tokens: 0 });
-const emptyGroup = (key: string | null): UsageGroup => ({ key, model_calls: 0, usage: zero(), reported_cost_usd: null, estimated_cost_usd: null, unpriced_model_calls: 0, unpriced_models: [] });
+const emptyGroup = (key: string | null): UsageGroup => ({ key, model_calls: 0, usage: zero(), total_tokens: 0, reported_cost_usd: null, estimated_cost_usd: null, unpriced_model_calls: 0, unpriced_models: [] });
 
 function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedName?: string): void {
   g.model_calls += r.calls;
@@ -68,6 +73,7 @@ function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedN
   g.usage.cache_read_input_tokens += r.cacheRead;
   g.usage.cache_creation_input_tokens += r.cacheWrite;
   g.usage.reasoning_output_tokens += r.reasoning;
+  g.total_tokens += r.input + r.output + r.cacheRead + r.cacheWrite;
   if (r.reportedCost !== null) g.reported_cost_usd = (g.reported_cost_usd ?? 0) + r.reportedCost;
   if (estimate !== undefined) g.estimated_cost_usd = (g.estimated_cost_usd ?? 0) + estimate;
   else {
@@ -76,7 +82,7 @@ function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedN
   }
 }
 
-export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
+export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
@@ -98,6 +104,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const overrides = loadOverrides(overridesPath(env));
 
   let rows: UsageRow[] = [];
+  let durations: ReturnType<typeof queryModelDurations> = new Map();
   let stream: ReturnType<typeof queryStreamReports> = { count: 0, latest: [] };
   const reader = openLogForReading(path); // never creates a log; a directory or foreign file is an error
   if (!reader && !values.json) {
@@ -114,6 +121,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
     }
     try {
       rows = queryUsage(log.db, filter, by);
+      if (by === 'model') durations = queryModelDurations(log.db, filter);
       stream = queryStreamReports(log.db, filter);
     } finally {
       log.close();
@@ -136,6 +144,15 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
     if (!groups.has(key)) groups.set(key, emptyGroup(key));
     add(groups.get(key)!, r, estimate, name);
     add(totals, r, estimate, name);
+  }
+  if (by === 'model') {
+    // d3-array's quantileSorted (the d3 scales' own library; an ES module, hence import())
+    const { quantileSorted } = await import('d3-array');
+    for (const g of groups.values()) g.latency_ms = null;
+    for (const d of durations.values()) {
+      const g = groups.get(d.model === null ? null : `${d.model}${d.provider ? ` (${d.provider})` : ''}`);
+      if (g && d.ms.length) g.latency_ms = { timed_calls: d.ms.length, p50: Math.round(quantileSorted(d.ms, 0.5)!), p95: Math.round(quantileSorted(d.ms, 0.95)!), max: d.ms[d.ms.length - 1]! };
+    }
   }
   let list = [...groups.values()];
   list.sort(CALENDARS.has(by) ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => tokens(b) - tokens(a));
@@ -172,7 +189,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   out(renderTable(others ? [...report.groups, others] : report.groups, totals, by, terminalWidth(env)));
   out('');
   out(`costs: REPORTED = what a runtime itself reported (goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
-  if (totals.unpriced_model_calls > 0) out(`unpriced: ${totals.unpriced_model_calls} model calls of ${escapeControls(totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
+  if (totals.unpriced_model_calls > 0) out(`unpriced: ${plural(totals.unpriced_model_calls, 'model call')} of ${escapeControls(totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
   if (stream.count > 0) out(`stream reports: ${plural(stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`);
   return 0;
 }
@@ -182,6 +199,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 function merge(into: UsageGroup, g: UsageGroup): void {
   into.model_calls += g.model_calls;
+  into.total_tokens += g.total_tokens;
   for (const k of Object.keys(into.usage) as (keyof Usage)[]) into.usage[k] += g.usage[k];
   if (g.reported_cost_usd !== null) into.reported_cost_usd = (into.reported_cost_usd ?? 0) + g.reported_cost_usd;
   if (g.estimated_cost_usd !== null) into.estimated_cost_usd = (into.estimated_cost_usd ?? 0) + g.estimated_cost_usd;
@@ -190,10 +208,12 @@ function merge(into: UsageGroup, g: UsageGroup): void {
 }
 
 function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping, maxWidth?: number): string {
-  const head = [by.toUpperCase(), 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'REASONING', 'REPORTED', 'EST. LIST'];
+  const latency = by === 'model';
+  const head = [by.toUpperCase(), 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'TOTAL TOKENS', 'REASONING', ...(latency ? ['P50', 'P95'] : []), 'REPORTED', 'EST. LIST'];
+  const ms = (g: UsageGroup, k: 'p50' | 'p95') => (g.latency_ms ? formatDuration(BigInt(g.latency_ms[k]) * 1_000_000n) : '-');
   const row = (g: UsageGroup, label: string) => [
     label, n(g.model_calls), n(g.usage.input_tokens), n(g.usage.output_tokens), n(g.usage.cache_read_input_tokens), n(g.usage.cache_creation_input_tokens),
-    n(g.usage.reasoning_output_tokens), usd(g.reported_cost_usd), `${usd(g.estimated_cost_usd)}${g.unpriced_model_calls > 0 ? '*' : ''}`,
+    n(g.total_tokens), n(g.usage.reasoning_output_tokens), ...(latency ? [ms(g, 'p50'), ms(g, 'p95')] : []), usd(g.reported_cost_usd), `${usd(g.estimated_cost_usd)}${g.unpriced_model_calls > 0 ? '*' : ''}`,
   ];
   // a group's name is recorded content (a model, a session id): escaped, one line (issue 22 item 15)
   const rows = safeCells([head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')]);
