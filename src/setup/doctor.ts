@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/log/event-log';
@@ -9,6 +8,7 @@ import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
+import { foreignHookChecks, gooseBinaryCheck, isExecutable, probeLauncher } from './goose-checks';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -43,6 +43,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   checks.push(collector);
   if (ctx.service) checks.push(serviceCheck(ctx.service, collector.status !== 'fail'));
   checks.push(...forwardChecks(health?.forward));
+  checks.push(gooseBinaryCheck(ctx.env));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...pluginChecks(ctx));
@@ -229,6 +230,7 @@ function pluginChecks(ctx: DoctorContext): Check[] {
   if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
   else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
   else out.push(probeLauncher(launcherOf(ours[0]!), ours.length));
+  out.push(...foreignHookChecks(active.file, commands));
   return out;
 }
 
@@ -275,15 +277,6 @@ function isStringArray(v: unknown): v is string[] {
  * Runs the hook launcher as goose does (`sh -c`, a minimal PATH like the desktop app's) with a
  * harmless `--version`: a launcher whose Node.js or bundle is gone fails here, not on every hook.
  */
-function probeLauncher(bin: string, count: number): Check {
-  const r = spawnSync('sh', ['-c', `${shellWord(bin)} --version`], { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' } });
-  const said = `${r.stdout ?? ''}`.trim();
-  if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
-  const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${`${r.stderr ?? ''}`.trim() ? `: ${`${r.stderr}`.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
-  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix: 'beacon install goose (rewrites the launcher for this Node.js and install)' };
-}
-
-const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The event log, looked at without creating it (doctor writes nothing). */
 export function logChecks(path: string): Check[] {
@@ -333,15 +326,6 @@ export function logChecks(path: string): Check[] {
 function canWrite(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
     return true;
   } catch {
     return false;

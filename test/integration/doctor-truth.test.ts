@@ -119,7 +119,7 @@ describe('beacon doctor --send-test', () => {
     assert.deepEqual([byId('send-test-otlp'), byId('send-test-hook')], [['ok'], ['ok']], r.stdout);
     const session = /--session (beacon-doctor-test-\S+)/.exec(check(r.stdout, 'send-test').message)![1]!;
     const events = beacon(h, ['events', '--session', session, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'otlp']);
+    assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'hook', 'otlp'], 'the pre-tool test call and its post-tool finish');
 
     // a collector writing another log: the span is accepted, and doctor says it did not land here
     const other = await startCollector({ env: { HOME: h.home } });
