@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
+import { gooseDefaultLoopTurn, gooseStateMachineTurn } from '../helpers/goose-spans';
 import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
 import { traceRequest } from '../helpers/otlp-json';
 
@@ -42,5 +42,24 @@ describe('durations and latency (issue 24 item 11)', () => {
     const text = runBeacon(['token-usage', '--log', log]).stdout;
     assert.match(text.split('\n')[0]!, /CACHE WRITE\s+TOTAL TOKENS\s+REASONING\s+P50\s+P95\s+REPORTED/);
     assert.match(text, /claude-sonnet-4-5-20250929 \(anthropic\).*\s3\.3 s\s+4\.1 s\s/);
+  });
+
+  // ccusage's daily report by model (fails on main: --breakdown was an unknown option)
+  it('token-usage --by day --breakdown: each day split by model, adding up to the day', async () => {
+    const c = await startCollector();
+    const start = 1787301000000000000n;
+    for (const turn of [gooseDefaultLoopTurn({ sessionId: 'day_1', start }), gooseStateMachineTurn({ sessionId: 'day_2', start })]) {
+      const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(turn.spans)), headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 200);
+    }
+    await c.stop();
+    const report = JSON.parse(runBeacon(['token-usage', '--log', c.log, '--by', 'day', '--breakdown', '--utc', '--json']).stdout);
+    assert.equal(report.groups.length, 1);
+    const day = report.groups[0];
+    assert.deepEqual(day.models.map((m: { key: string }) => m.key).sort(), ['claude-sonnet-4-5-20250929 (anthropic)', 'gpt-5.4-2026-03-05 (openai)']);
+    assert.equal(day.models.reduce((n: number, m: { total_tokens: number }) => n + m.total_tokens, 0), day.total_tokens);
+    const text = runBeacon(['token-usage', '--log', c.log, '--by', 'day', '--breakdown', '--utc']).stdout;
+    assert.match(text, /^2026-08-21\s/m);
+    assert.match(text, /^  └ gpt-5\.4-2026-03-05 \(openai\)\s/m);
   });
 });

@@ -21,7 +21,7 @@ const CALENDARS = new Set<UsageGrouping>(['hour', 'day', 'week', 'month']);
 export const spec = {
   name: 'beacon token-usage',
   summary: 'tokens and cost per model, session, provider, agent, day, week or month',
-  usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|harness|hour|day|week|month] [--top N] [--json] [--utc]',
+  usage: '[--log PATH] [--since T] [--until T] [--session ID] [--model M] [--harness H] [--by model|session|provider|harness|hour|day|week|month] [--breakdown] [--top N] [--json] [--utc]',
   description: `Tokens per model call, in disjoint buckets (input, output, cache read, cache write; reasoning is
 part of output), with the cost a runtime reported (if any) and a list-price estimate from the price
 catalog shipped with Beacon, always apart. Hours, days, weeks (ISO, from Monday) and months are
@@ -35,10 +35,11 @@ in your local zone (--utc: UTC); T as in beacon events --help.`,
     harness: { type: 'string', arg: 'H', help: 'only this agent (goose, claude-code, codex, gemini-cli, qwen-code, opencode, copilot-cli…)' },
     by: { type: 'string', arg: 'G', help: 'group by model (default), session, provider, harness (the agent), hour, day, week or month' },
     top: { type: 'string', arg: 'N', help: 'the N largest groups, the rest summed in one "others" row (0 = all)' },
+    breakdown: { type: 'boolean', help: 'each group split by model (tokens per day by model: --by day --breakdown)' },
     json: { type: 'boolean', help: 'the report as one JSON document (schema beacon.token-usage/v1)' },
     utc: { type: 'boolean', help: 'calendar groups in UTC instead of the local zone' },
   },
-  examples: ['beacon token-usage', 'beacon token-usage --by day --since 7d', 'beacon token-usage --by session --top 10', 'beacon token-usage --by month --json'],
+  examples: ['beacon token-usage', 'beacon token-usage --by day --since 7d', 'beacon token-usage --by day --breakdown', 'beacon token-usage --by session --top 10', 'beacon token-usage --by month --json'],
 } as const satisfies CommandSpec;
 
 interface Usage {
@@ -55,6 +56,8 @@ export interface UsageGroup {
   usage: Usage;
   /** input + output + cache read + cache write (reasoning is part of output) */
   total_tokens: number;
+  /** --breakdown: the group's model calls per model */
+  models?: UsageGroup[];
   /** --by model: how long its calls took, from those that carry a duration (null: none does) */
   latency_ms?: { timed_calls: number; p50: number; p95: number; max: number } | null;
   reported_cost_usd: number | null;
@@ -128,23 +131,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     }
   }
 
-  const groups = new Map<string | null, UsageGroup>();
-  const totals = emptyGroup('total');
-  for (const r of rows) {
-    const m = matchModel(r.model, r.provider, catalog, overrides);
-    const sums: TokenSums = {
-      input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite,
-      above: r.above,
-    };
-    const estimate = m.priced ? estimateCost(sums, m.rates) : undefined;
-    const name = r.model ?? '(no model)';
-    const key = by === 'model'
-      ? (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`)
-      : CALENDARS.has(by) ? calendarLabel(Number(BigInt(r.grp!) * QUARTER_HOUR_NS / 1_000_000n), by as Calendar, utc) : (r.grp as string | null);
-    if (!groups.has(key)) groups.set(key, emptyGroup(key));
-    add(groups.get(key)!, r, estimate, name);
-    add(totals, r, estimate, name);
-  }
+  const { groups, totals } = groupRows(rows, { by, utc, catalog, overrides, breakdown: values.breakdown === true && by !== 'model' });
   if (by === 'model') {
     // d3-array's quantileSorted (the d3 scales' own library; an ES module, hence import())
     const { quantileSorted } = await import('d3-array');
@@ -194,6 +181,40 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   return 0;
 }
 
+const modelKey = (r: UsageRow) => (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`);
+
+/**
+ * The rows summed per group (and, with `breakdown`, per model inside each group: ccusage's daily
+ * report by model, issue 24 item 11), each priced from the catalog.
+ */
+function groupRows(rows: UsageRow[], o: { by: UsageGrouping; utc: boolean; catalog: ReturnType<typeof loadCatalog>; overrides: ReturnType<typeof loadOverrides>; breakdown: boolean }) {
+  const groups = new Map<string | null, UsageGroup>();
+  const totals = emptyGroup('total');
+  const perModel = new Map<UsageGroup, Map<string | null, UsageGroup>>();
+  for (const r of rows) {
+    const m = matchModel(r.model, r.provider, o.catalog, o.overrides);
+    const sums: TokenSums = { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, above: r.above };
+    const estimate = m.priced ? estimateCost(sums, m.rates) : undefined;
+    const name = r.model ?? '(no model)';
+    const key = o.by === 'model'
+      ? modelKey(r)
+      : CALENDARS.has(o.by) ? calendarLabel(Number(BigInt(r.grp!) * QUARTER_HOUR_NS / 1_000_000n), o.by as Calendar, o.utc) : (r.grp as string | null);
+    if (!groups.has(key)) groups.set(key, emptyGroup(key));
+    const g = groups.get(key)!;
+    add(g, r, estimate, name);
+    add(totals, r, estimate, name);
+    if (o.breakdown) {
+      if (!perModel.has(g)) perModel.set(g, new Map());
+      const models = perModel.get(g)!;
+      const mk = modelKey(r);
+      if (!models.has(mk)) models.set(mk, emptyGroup(mk));
+      add(models.get(mk)!, r, estimate, name);
+    }
+  }
+  for (const [g, models] of perModel) g.models = [...models.values()].sort((a, b) => tokens(b) - tokens(a));
+  return { groups, totals };
+}
+
 const tokens = (g: UsageGroup) => g.usage.input_tokens + g.usage.output_tokens + g.usage.cache_read_input_tokens + g.usage.cache_creation_input_tokens;
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -216,7 +237,7 @@ function renderTable(groups: UsageGroup[], totals: UsageGroup, by: UsageGrouping
     n(g.total_tokens), n(g.usage.reasoning_output_tokens), ...(latency ? [ms(g, 'p50'), ms(g, 'p95')] : []), usd(g.reported_cost_usd), `${usd(g.estimated_cost_usd)}${g.unpriced_model_calls > 0 ? '*' : ''}`,
   ];
   // a group's name is recorded content (a model, a session id): escaped, one line (issue 22 item 15)
-  const rows = safeCells([head, ...groups.map((g) => row(g, g.key ?? '(none)')), row(totals, 'TOTAL')]);
+  const rows = safeCells([head, ...groups.flatMap((g) => [row(g, g.key ?? '(none)'), ...(g.models ?? []).map((m) => row(m, `  └ ${m.key ?? '(no model)'}`))]), row(totals, 'TOTAL')]);
   // numbers right-aligned; the group names give way when the terminal is narrow
   const widths = fitWidths(rows, maxWidth, [0]);
   const line = (r: string[]) => cut(r.map((c, i) => (i === 0 ? cut(c, widths[i]!).padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '), maxWidth ?? Infinity);
