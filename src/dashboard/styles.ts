@@ -44,4 +44,6 @@ svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg
 #sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:anywhere}
 #sessions td.when span{white-space:nowrap}#sessions td.tools{min-width:118px}#sessions td.models{min-width:96px}#sessions td.n{white-space:nowrap}
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
+.timeline>li.depth-1{margin-left:28px}.timeline>li.depth-2{margin-left:56px}.timeline>li.depth-3{margin-left:84px}.timeline>li.depth-4{margin-left:112px}.timeline>li.depth-5{margin-left:140px}.timeline>li.depth-6{margin-left:168px}
+.took{display:inline-flex;align-items:center;gap:6px;font-size:12px;color:var(--muted);font-variant-numeric:tabular-nums}.took-bar{width:120px;height:8px;background:#eef1f6;border-radius:2px}.took-bar rect{fill:#7c4dcc}
 `;

@@ -140,6 +140,8 @@ describe('dashboard in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHRO
     const prompt = (await page.locator('li[data-action="prompt.submitted"] pre').textContent())!;
     assert.ok(prompt.includes('<script>window.__pwned=1</script>') && prompt.includes('␛[31mRED'), prompt);
     assert.equal(await page.locator('li[data-action="model.invoked"]').count(), 2);
+    // issue 24 item 11: each model call shows how long it took, as a bar against the session's longest
+    assert.equal(await page.locator('li[data-action="model.invoked"] .took svg.took-bar rect').count(), 2);
     assert.equal(await page.locator('li[data-action="tool.completed"] pre.answer').textContent(), 'All tests pass. <script>window.__pwned=1</script>');
     assert.deepEqual(problems, []);
   });

@@ -119,3 +119,26 @@ describe('tables and charts (issue 24 item 6)', () => {
     }
   });
 });
+
+describe('the session timeline as a tree, with durations (issue 24 item 11)', () => {
+  // Fails on main: no nesting, no durations on the timeline.
+  it('a tool call whose span is a child of the model call nests under it; each shows how long it took', async () => {
+    const dash = await dashboardOver([
+      row(1, { action: 'model.invoked', method: 'otlp', model: 'gpt-5.4', provider: 'openai', inputTokens: 10, outputTokens: 5, spanId: 'a1', rec: { model: 'gpt-5.4', trace: { id: 't', span_id: 'a1' }, gen_ai: { duration_ms: 2000 } } }),
+      row(2, { action: 'command.executed', method: 'otlp', toolCallId: 'call_1', spanId: 'b2', parentSpanId: 'a1', rec: { command: { command: 'ls', exit_code: 0 }, trace: { id: 't', span_id: 'b2', parent_span_id: 'a1' }, gen_ai: { tool: { name: 'shell', call: { id: 'call_1' } }, duration_ms: 500 } } }),
+      row(3, { action: 'prompt.submitted', rec: { prompt: { text: 'hi' } } }),
+    ]);
+    try {
+      const page = await dash.get('/session?id=s1');
+      const model = /<li class="model[^"]*" data-action="model\.invoked" data-depth="(\d)">[\s\S]*?<\/li>/.exec(page)!;
+      const tool = /<li class="tool[^"]*" data-action="tool_call" data-call-id="call_1" data-depth="(\d)">[\s\S]*?<\/li>/.exec(page)!;
+      assert.ok(model && tool, page);
+      assert.equal(model[1], '0');
+      assert.equal(tool[1], '1', 'the tool call nests under the model call');
+      assert.match(model[0], /data-ms="2000"[\s\S]*?<rect width="100\.0"[\s\S]*?2\.0 s/);
+      assert.match(tool[0], /data-ms="500"[\s\S]*?<rect width="25\.0"[\s\S]*?500 ms/);
+    } finally {
+      await dash.close();
+    }
+  });
+});
