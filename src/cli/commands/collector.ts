@@ -13,7 +13,7 @@ import { BeaconError } from '../../model/errors';
 
 export const spec = {
   name: 'beacon collector',
-  summary: 'run the OTLP/HTTP collector in the foreground',
+  summary: 'run the OTLP/HTTP collector in the foreground (--detach: in the background)',
   usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--detach | --stop]`,
   description: `Runs the OTLP/HTTP collector in the foreground (service managers run it so) and writes goose's
 GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM. Where there is no systemd
