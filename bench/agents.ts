@@ -12,15 +12,7 @@ import { decodeJsonTraces, decodeProtoTraces } from '../src/receiver/signals/tra
 import { logEvents, spanEvents } from '../src/sources/dispatch';
 import { repoRoot } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';
-
-function perSecond(seconds: number, fn: () => number): number {
-  let items = 0;
-  const warm = performance.now() + 300;
-  while (performance.now() < warm) fn();
-  const start = performance.now();
-  while (performance.now() < start + seconds * 1000) items += fn();
-  return items / ((performance.now() - start) / 1000);
-}
+import { rate } from './logs';
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const fixture = (agent: string, file: string) => readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', agent, file));
@@ -43,10 +35,10 @@ export function benchAgents(): Record<string, number> {
   // Interleaved rounds, so drift on a noisy machine hits every case alike.
   const sum = { goose: 0, codex: 0, codexDecode: 0, opencode: 0 };
   for (let round = 0; round < 3; round++) {
-    sum.goose += perSecond(1, pipeline(goose));
-    sum.codex += perSecond(1, pipeline(codexTraces));
-    sum.codexDecode += perSecond(1, decodeOnly(codexTraces));
-    sum.opencode += perSecond(1, () => opencodeBodies.reduce((n, b) => {
+    sum.goose += rate(1, pipeline(goose));
+    sum.codex += rate(1, pipeline(codexTraces));
+    sum.codexDecode += rate(1, decodeOnly(codexTraces));
+    sum.opencode += rate(1, () => opencodeBodies.reduce((n, b) => {
       const spans = decodeJsonTraces(b);
       toRows(spanEvents(spans).events);
       return n + spans.length;
@@ -56,7 +48,7 @@ export function benchAgents(): Record<string, number> {
   r.agentsCodexSpansPerSec = sum.codex / 3;
   r.agentsCodexDecodeSpansPerSec = sum.codexDecode / 3;
   r.agentsOpencodeSpansPerSec = sum.opencode / 3;
-  r.agentsCodexLogRecordsPerSec = perSecond(1, () => {
+  r.agentsCodexLogRecordsPerSec = rate(1, () => {
     const recs = decodeProtoLogs(codexLogs);
     toRows(logEvents(recs).events);
     return recs.length;

@@ -14,7 +14,8 @@ import { analysisComplete, egress, encodeLogs, inspectionResult, newTurn, prompt
 import { encodeMetrics, findingPoint, gooseMetrics, toolCompletion } from '../test/helpers/goose-metrics';
 import { gooseExportTemplate } from './fixture';
 
-function rate(seconds: number, fn: () => number): number {
+/** Items per second of `fn` (each call returns its item count) over `seconds`, after a 300 ms warm-up. */
+export function rate(seconds: number, fn: () => number): number {
   let items = 0;
   const warm = performance.now() + 300;
   while (performance.now() < warm) fn();

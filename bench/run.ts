@@ -23,6 +23,7 @@ import { benchDurability, benchRetention, benchWriterDurability } from './store'
 import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
+import { benchGrpc } from './grpc';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -163,6 +164,7 @@ async function main() {
   if (want('follow')) Object.assign(results, await benchFollow());
   if (want('logs')) Object.assign(results, benchLogs());
   if (want('agents')) Object.assign(results, benchAgents());
+  if (want('grpc')) Object.assign(results, await benchGrpc());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
   if (want('forward')) Object.assign(results, await benchForward());

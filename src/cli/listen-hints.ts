@@ -1,9 +1,9 @@
 import { BeaconError } from '../model/errors';
 
-/** 4317 is OTLP/gRPC's port; goose exports over HTTP (4318). A collector there gets nothing from goose. */
+/** 4317 is OTLP/gRPC's port (Beacon serves gRPC there, --grpc-port); goose exports over HTTP (4318). OTLP/HTTP there gets nothing from gRPC exporters. */
 export function portWarning(port: number): string | undefined {
   if (port === 4317) {
-    return 'port 4317 is the OTLP/gRPC port; this collector speaks OTLP/HTTP, and goose exports over HTTP to 4318 by convention: an exporter configured for 4317 expects gRPC and gets errors here';
+    return 'port 4317 is the OTLP/gRPC port: --port is OTLP/HTTP, and goose exports over HTTP to 4318 by convention; an exporter configured for 4317 expects gRPC, which this collector serves on --grpc-port (default 4317)';
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { collectorAddressPath } from '../config/collector-address';
 import { BeaconError } from '../model/errors';
 import { defaultServiceKind, installedServiceSettings } from '../setup/service';
+import type { Protocol, Target } from '../setup/agents/spec';
 
 /** What install, uninstall, doctor and service share: their options and the collector they mean. */
 export const HOOKS_LOG_OPTION = { type: 'string', arg: 'PATH', help: `the event log the hooks write (default ${shownDefault('log')}, or $${envName('log')})` } as const;
@@ -12,6 +13,19 @@ export const SCOPE_OPTION = { type: 'string', arg: 'S', help: 'user (default: ~/
 
 export function collectorConfig(config: string | undefined, env: NodeJS.ProcessEnv, flags: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {
   return resolveCollectorConfig({ file: readConfigFile(config, env), env: readEnv(env), flags }, env);
+}
+
+export const PROTOCOL_OPTION = { type: 'string', arg: 'P', help: 'http (default: OTLP/HTTP on the collector\'s port) or grpc (OTLP/gRPC on grpcPort, 4317), where the agent can use it' } as const;
+
+export function protocolOf(v: string | undefined): Protocol {
+  if (v === undefined || v === 'http' || v === 'grpc') return v ?? 'http';
+  throw new BeaconError('usage', `--protocol must be http or grpc, got ${v}`);
+}
+
+/** Where an agent's export goes over a protocol: the collector's HTTP port, or its gRPC port (config `grpcPort`). */
+export function agentTarget(protocol: Protocol, httpPort: number, cfg: Readonly<CollectorConfig>): Target {
+  const port = protocol === 'grpc' ? cfg.grpcPort : httpPort;
+  return { protocol, base: `http://127.0.0.1:${port}`, port };
 }
 
 export function scopeOf(v: string | undefined): 'user' | 'project' {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ForwardHealth, HealthAnswer, HealthReport, HealthStatus, HookRouteHealth, ReceiverCounters } from '../model/health';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -24,6 +24,9 @@ export interface HealthInput {
   /** requests the Host guard refused */
   hostRefused?: number;
   hooks?: HookRouteHealth;
+  hookFailures?: HookFailureHealth;
+  /** OTLP/gRPC, when the collector runs it */
+  grpc?: GrpcHealth;
   forward?: ForwardHealth[];
 }
 
@@ -48,6 +51,8 @@ export function healthReport(input: HealthInput): HealthAnswer {
     bytes_in_flight: input.queueBytes ?? 0,
     host_refused: input.hostRefused ?? 0,
     ...(input.hooks ? { hooks: input.hooks } : {}),
+    ...(input.hookFailures ? { hookFailures: input.hookFailures } : {}),
+    ...(input.grpc ? { grpc: input.grpc } : {}),
     ...(input.forward ? { forward: input.forward } : {}),
     status,
     version: BEACON_VERSION,

@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
-import type { ForwardHealth, HealthAnswer } from '../model/health';
+import { quoteInput } from '../model/quote-input';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboardNotFound, dashboardPlugin, readOnlyLog, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -31,8 +32,12 @@ export interface CollectorHttpOptions {
   hooks?: HookRouteOptions;
   /** the dashboard at / (the collector serves it; tests of the OTLP path need not) */
   dashboard?: Omit<DashboardOptions, 'health' | 'openLog'> & { logPath: string };
+  /** OTLP/gRPC's state and counters for /health (the collector starts it beside this app) */
+  grpcHealth?: () => GrpcHealth | undefined;
   /** forwarding's destinations for /health, when forwarding runs */
   forwardStatus?: () => ForwardHealth[];
+  /** Beacon's own hooks failing inside goose, as recorded through this collector */
+  hookFailures?: () => HookFailureHealth;
 }
 
 export interface CollectorHttp {
@@ -85,7 +90,9 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       queueBytes: receiver.bytesInFlight(),
       hostRefused: hostGuard.refused,
       ...(options.hooks ? { hooks: options.hooks.stats } : {}),
+      grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
+      ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);
@@ -101,17 +108,17 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
   app.setNotFoundHandler(async (req, reply) => {
     if (options.dashboard && dashboardNotFound(req, reply)) return reply;
     const hint = req.method === 'POST' && req.url === '/' ? ' (OTLP exporters append /v1/traces to the endpoint; a per-signal endpoint must include it)' : '';
-    throw new BeaconError('not_found', `404 page not found: ${req.method} ${req.url}${hint}`);
+    throw new BeaconError('not_found', `404 page not found: ${req.method} ${quoteInput(req.url, 64)}${hint}`);
   });
 
   app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {
     const e = toBeaconError(err);
-    const { http, grpc } = STATUS_TABLE[e.code];
+    const { http, grpc, httpBodyCode } = STATUS_TABLE[e.code];
     if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
     else refusals.note(http, e.code, routePath(req));
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
-    return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, grpc, e.message));
+    return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, httpBodyCode ?? grpc, e.message));
   });
 
   let closed: Promise<void> | undefined;

@@ -5,9 +5,12 @@ import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
+import type { GrpcHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
+import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
 import { buildCollectorHttp, type CollectorHttp } from './http';
+import { HookFailureWatch } from './hook-failures';
 import { startExportLoop } from './jsonl-export-loop';
 import { Lifecycle } from './lifecycle';
 import { startRetentionLoop } from './retention-loop';
@@ -22,6 +25,8 @@ export interface CollectorService {
   readonly port: number;
   /** the HTTP app: OTLP receiver, hook route, dashboard, /health */
   readonly http: CollectorHttp;
+  /** OTLP/gRPC beside it (off, or down when its port could not be bound: see its health) */
+  readonly grpc: OtlpGrpcReceiver;
   readonly writer: EventLogWriter;
   /**
    * Stops in dependency order: no new connections, no new exports (503 + Retry-After), in-flight ones answered after
@@ -86,7 +91,13 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     (r) => r.stop(),
   );
   await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
-  const http = await parts.start('http', () => listen(config, logger, writer, forwarding), (h) => h.close());
+  let grpcPart: OtlpGrpcReceiver | undefined;
+  // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
+  const hookFailures = new HookFailureWatch();
+  const http = await parts.start('http', () => listen(config, logger, writer, forwarding, () => grpcPart?.health(), hookFailures), (h) => h.close());
+  // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
+  // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
+  const grpc = (grpcPart = await parts.start('grpc', () => startGrpc(config, logger, hookFailures.watchQueued(writer), http), (g) => g.stop()));
 
   const addr = http.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -97,15 +108,17 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     url: `http://${host}:${port}`,
     port,
     http,
+    grpc,
     writer,
     stop: () => parts.stop(),
   };
 }
 
 /** The one HTTP app (http.ts) with its plugins, listening. */
-async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, forwarding: Forwarding | undefined): Promise<CollectorHttp> {
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
-    sink: writer,
+    grpcHealth,
+    sink: hookFailures.watchQueued(writer),
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxPendingExports: config.maxPendingExports,
@@ -116,7 +129,8 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
     // Hook events commit at NORMAL, the durability the direct hook writer has always had: goose waits
     // on every hook, and an fsync per hook was most of the fast path's cost over a bare curl.
-    hooks: { logPath: config.log, token: ensureHookToken(config.log), sink: { append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) }, stats: newHookRouteStats() },
+    hooks: { logPath: config.log, token: ensureHookToken(config.log), sink: hookFailures.watch({ append: (rows) => writer.append(rows, { synchronous: 'NORMAL' }) }), stats: newHookRouteStats() },
+    hookFailures: () => hookFailures.health(),
     dashboard: { logPath: config.log, token: config.dashboardToken, retention: { maxAgeDays: config.retentionMaxAgeDays, maxBytes: config.retentionMaxBytes }, env: process.env },
     ...(forwarding ? { forwardStatus: () => forwarding.status() } : {}),
   });
@@ -127,6 +141,22 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     throw e;
   }
   return http;
+}
+
+/** OTLP/gRPC on the HTTP app's host, with its sink, limits, in-flight budget and counters. */
+function startGrpc(config: Readonly<CollectorConfig>, logger: Logger, writer: QueuedEventSink, http: CollectorHttp): Promise<OtlpGrpcReceiver> {
+  return startOtlpGrpc({
+    host: config.host,
+    port: config.grpcPort,
+    sink: writer,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    maxItemsPerExport: config.maxItemsPerExport,
+    maxPendingExports: config.maxPendingExports,
+    budget: http.receiver.budget,
+    totals: http.receiver.stats,
+    closeGraceMs: SHUTDOWN_GRACE_MS,
+  });
 }
 
 /** The collector address file for hooks, when the collector is reachable on loopback; its URL, to remove it at the stop. */

@@ -4,6 +4,8 @@ import type { ForwardDestination } from '../forward/registry';
 export interface CollectorConfig {
   host: string;
   port: number;
+  /** OTLP/gRPC's port on the same host (0: off) */
+  grpcPort: number;
   /** the SQLite event log */
   log: string;
   /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
@@ -78,6 +80,11 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
     type: 'number', default: 4318, min: 0, max: 65535, env: 'BEACON_COLLECTOR_PORT',
     flag: { name: 'port', help: (d) => `the port (default ${d}, OTLP/HTTP; 0 picks a free one)` },
     doc: 'its port, 0–65535 (0: any free port)',
+  },
+  grpcPort: {
+    type: 'number', default: 4317, min: 0, max: 65535, env: 'BEACON_GRPC_PORT',
+    flag: { name: 'grpc-port', help: (d) => `the OTLP/gRPC port on the same host (default ${d}; 0 turns OTLP/gRPC off)` },
+    doc: 'the OTLP/gRPC port on the same host, 0–65535 (0: off); a port in use is logged and OTLP/HTTP still runs',
   },
   log: {
     type: 'string', default: '~/.beacon/endpoint/events.db', env: 'BEACON_ENDPOINT_LOG',

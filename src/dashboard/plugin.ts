@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Database from 'better-sqlite3';
@@ -11,6 +10,7 @@ import { param } from './context';
 import { changes, notFoundPage, PAGES, renderPage } from './pages';
 import { eventSearchOf } from './pages/events';
 import { SECURITY_HEADERS } from './security';
+import { CODE_TTL_MS, DashboardLogins, SESSION_MAX_MS } from './sessions';
 
 /** The log as the pages read it: one read-only connection and the usage rollup kept over it. */
 export interface DashboardLog {
@@ -30,7 +30,7 @@ export interface DashboardOptions {
   openLog: () => DashboardLog;
   /** the collector's health report, the same the `/health` route sends */
   health: () => HealthReport;
-  /** when set, every dashboard request must carry it (shared machines): `?token=` once, then a cookie */
+  /** when set, every dashboard request must carry it (shared machines): a login (`?code=`, `?token=`), then a session cookie */
   token?: string;
   retention: { maxAgeDays: number; maxBytes: number };
   /** where the pricing overrides file is looked up */
@@ -84,10 +84,12 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   });
   app.addHook('onClose', async () => log?.close());
 
-  const guard = tokenGuard(options.token);
+  const logins = options.token ? new DashboardLogins(options.token) : undefined;
+  const guard = tokenGuard(logins, false);
+  const pageGuard = tokenGuard(logins, true);
 
   for (const page of PAGES) {
-    app.get(page.path, { onRequest: guard }, async (req, reply) => {
+    app.get(page.path, { onRequest: pageGuard }, async (req, reply) => {
       const r = await renderPage(page, context(), req.query as Query);
       return reply.code(r.status).type('text/html; charset=utf-8').send(r.html);
     });
@@ -111,6 +113,16 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
       .header('content-disposition', 'attachment; filename="beacon-events.jsonl"')
       .send(Readable.from(lines()));
   });
+  // `beacon dashboard --open` trades the token for a one-use code to put on the browser's command line.
+  app.post('/api/login-code', async (req, reply) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
+    const auth = req.headers.authorization;
+    // never from a page (a browser sends Origin on a POST): only a client holding the token asks
+    if (!logins || req.headers.origin !== undefined || !auth?.startsWith('Bearer ') || !logins.isToken(auth.slice(7))) {
+      throw new BeaconError('forbidden', '403 forbidden: a login code is given for the dashboard token (Authorization: Bearer), to `beacon dashboard --open`');
+    }
+    return reply.type('application/json').send({ code: logins.issueCode(), expiresInSeconds: CODE_TTL_MS / 1000 });
+  });
   // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
   for (const path of [...PAGES.map((p) => p.path).filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
@@ -119,27 +131,38 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
 
 /**
  * Every dashboard request's first step: the security headers, then, when the dashboard has a token,
- * the token (from `?token=` once, then the cookie it is moved into, or a Bearer header).
+ * a login: `?code=` (from `beacon dashboard --open`) or `?token=` once, moved into a session cookie;
+ * then the session cookie (a page load replaces it, see sessions.ts), or the token as a Bearer header.
  */
-function tokenGuard(token: string | undefined) {
+function tokenGuard(logins: DashboardLogins | undefined, page: boolean) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-    if (token === undefined || token === '') return;
+    if (!logins) return;
     const q = req.query as Query;
+    const code = param(q, 'code');
     const offered = param(q, 'token');
-    if (offered !== undefined && same(offered, token)) {
-      // Once: the token moves into a cookie scripts cannot read and other sites never send.
+    if ((code !== undefined && logins.redeemCode(code)) || (offered !== undefined && logins.isToken(offered))) {
       const url = new URL(req.url, 'http://x');
       url.searchParams.delete('token');
-      reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
+      url.searchParams.delete('code');
+      reply.header('set-cookie', sessionCookie(logins.startSession()));
       return reply.redirect(`${url.pathname}${url.search}`, 303);
     }
     const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && same(auth.slice(7), token)) return;
-    const cookie = cookieValue(req.headers.cookie, COOKIE);
-    if (cookie !== undefined && same(cookie, token)) return;
-    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); open the URL that `beacon dashboard` prints');
+    if (auth?.startsWith('Bearer ') && logins.isToken(auth.slice(7))) return;
+    const session = cookieValue(req.headers.cookie, COOKIE);
+    if (session !== undefined && logins.touch(session)) {
+      const next = page ? logins.rotate(session) : undefined;
+      if (next) reply.header('set-cookie', sessionCookie(next));
+      return;
+    }
+    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); run `beacon dashboard --open`, or open the URL it prints');
   };
+}
+
+/** A cookie scripts cannot read and other sites never send; it names a session, never the token. */
+function sessionCookie(id: string): string {
+  return `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_MS / 1000}`;
 }
 
 /** A 404 for a browser is a page, not a google.rpc.Status. */
@@ -148,12 +171,6 @@ export function dashboardNotFound(req: FastifyRequest, reply: FastifyReply): boo
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
   void reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(req.url.split('?')[0]!));
   return true;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function cookieValue(header: string | undefined, name: string): string | undefined {

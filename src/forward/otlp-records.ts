@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { BEACON_VERSION } from '../model/endpoint';
 import type { StoredRow } from '../store/log/event-log';
+import { redactString } from '../redact/secrets';
 import { LogsTypes } from './otlp-proto';
 
 /** protobufjs' input shapes (camelCase field names of proto/otlp.proto). */
@@ -139,8 +140,13 @@ export function decodeLogsResponse(body: Buffer, contentType: string | undefined
   }
 }
 
-/** The message of an error reply (a google.rpc.Status, protobuf or JSON), else its text, cut short. */
-export function errorReplyMessage(body: Buffer, contentType: string | undefined): string {
+/**
+ * The message of an error reply (a google.rpc.Status, protobuf or JSON), else its text: redacted
+ * (a receiver may echo the request's `Authorization`; `credentials` are the values this sender
+ * sent), control characters removed, cut short. It ends up in /health, which any local user reads
+ * (issue 22 item 10).
+ */
+export function errorReplyMessage(body: Buffer, contentType: string | undefined, credentials: ReadonlySet<string> = new Set()): string {
   let m = '';
   try {
     if (/protobuf/i.test(contentType ?? '')) m = String((LogsTypes.status.decode(body) as unknown as { message?: string }).message ?? '');
@@ -148,6 +154,6 @@ export function errorReplyMessage(body: Buffer, contentType: string | undefined)
   } catch {
     /* fall through to the raw text */
   }
-  if (!m) m = body.toString('utf8');
-  return m.replace(/[\x00-\x1f\x7f]+/g, ' ').trim().slice(0, 300);
+  if (!m) m = body.subarray(0, 4096).toString('utf8');
+  return redactString(m.replace(/[\x00-\x1f\x7f]+/g, ' ').trim(), credentials).slice(0, 200);
 }

@@ -16,11 +16,14 @@ export class OtlpSender {
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly headers: Record<string, string>;
+  private readonly credentials = new Set<string>();
 
   /** `headers` are the resolved values (credentials): they go on the wire only. */
   constructor(private readonly dest: OtlpDestination, headers: Record<string, string>) {
     this.url = new URL(dest.url);
     this.headers = headers;
+    // what a receiver's error reply may echo back: each header value, and each credential in it
+    for (const v of Object.values(headers)) for (const part of [v, ...v.split(/\s+/)]) if (part.length >= 8) this.credentials.add(part);
     const tls = dest.tls;
     this.agent = this.url.protocol === 'https:'
       ? new https.Agent({
@@ -45,9 +48,9 @@ export class OtlpSender {
     const ct = reply.headers['content-type'];
     if (status >= 200 && status < 300) {
       const p = decodeLogsResponse(reply.body, ct);
-      return { kind: 'ack', rejected: p.rejected, message: p.message ? `partial success: ${p.rejected} rejected: ${errorReplyMessage(Buffer.from(p.message), 'text/plain')}` : '' };
+      return { kind: 'ack', rejected: p.rejected, message: p.message ? `partial success: ${p.rejected} rejected: ${errorReplyMessage(Buffer.from(p.message), 'text/plain', this.credentials)}` : '' };
     }
-    const message = `HTTP ${status}${reply.body.length ? `: ${errorReplyMessage(reply.body, ct)}` : ''}`;
+    const message = `HTTP ${status}${reply.body.length ? `: ${errorReplyMessage(reply.body, ct, this.credentials)}` : ''}`;
     if (RETRYABLE.has(status)) return { kind: 'retry', message, retryAfterMs: parseRetryAfter(reply.headers['retry-after']) };
     if (status === 413) return { kind: 'too_large', message };
     return { kind: 'refused', message };

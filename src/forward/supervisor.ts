@@ -60,20 +60,8 @@ export function startForwarding(options: ForwardingOptions): Forwarding {
     w.on('message', (m: FromForwardWorker) => {
       if (m.type !== 'status') return;
       supervisor = { state: 'running', error: supervisor.error };
-      const next = new Map(m.destinations.map((d) => [d.name, d]));
-      for (const d of m.destinations) {
-        const prev = last.get(d.name);
-        if (d.retention === 'at-risk' && !warnedAtRisk.has(d.name)) {
-          warnedAtRisk.add(d.name);
-          logger.warn({ destination: d.name, lagRecords: d.lagRecords }, 'forward destination is behind and the log is near its size limit: retention may prune events it has not received');
-        } else if (d.retention !== 'at-risk') warnedAtRisk.delete(d.name);
-        if (prev && prev.state !== d.state && (d.state === 'paused' || d.state === 'retrying')) {
-          logger.warn({ destination: d.name, state: d.state, err: d.lastError?.message }, 'forward destination is not accepting events');
-        } else if (prev && prev.state !== d.state && (prev.state === 'paused' || prev.state === 'retrying')) {
-          logger.info({ destination: d.name, state: d.state }, 'forward destination accepting events again');
-        }
-      }
-      last = next;
+      logTransitions(logger, last, m.destinations, warnedAtRisk);
+      last = new Map(m.destinations.map((d) => [d.name, d]));
     });
     w.once('error', (e) => {
       supervisor = { state: 'restarting', error: { message: `forward worker failed: ${e.message}`, at: new Date().toISOString() } };
@@ -115,21 +103,43 @@ export function startForwarding(options: ForwardingOptions): Forwarding {
       clearTimeout(restartTimer);
       const w = worker;
       if (!w) return;
-      const grace = Math.max(...options.destinations.map((d) => d.timeoutMs), 1000) + 2000;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => void w.terminate().then(() => resolve()), grace);
-        w.on('message', (m: FromForwardWorker) => {
-          if (m.type === 'stopped') {
-            clearTimeout(timer);
-            void w.terminate().then(() => resolve());
-          }
-        });
-        w.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        w.postMessage({ type: 'stop' } satisfies ToForwardWorker);
-      });
+      await stopWorker(w, Math.max(...options.destinations.map((d) => d.timeoutMs), 1000) + 2000);
     },
   };
+}
+
+type DestinationStatus = Omit<ForwardStatus, 'lostToRetention'>;
+
+/** What is worth a log line in a status update: a destination falling behind retention, refusing, or accepting again. */
+function logTransitions(logger: Logger, last: ReadonlyMap<string, DestinationStatus>, destinations: readonly DestinationStatus[], warnedAtRisk: Set<string>): void {
+  for (const d of destinations) {
+    const prev = last.get(d.name);
+    if (d.retention === 'at-risk' && !warnedAtRisk.has(d.name)) {
+      warnedAtRisk.add(d.name);
+      logger.warn({ destination: d.name, lagRecords: d.lagRecords }, 'forward destination is behind and the log is near its size limit: retention may prune events it has not received');
+    } else if (d.retention !== 'at-risk') warnedAtRisk.delete(d.name);
+    if (prev && prev.state !== d.state && (d.state === 'paused' || d.state === 'retrying')) {
+      logger.warn({ destination: d.name, state: d.state, err: d.lastError?.message }, 'forward destination is not accepting events');
+    } else if (prev && prev.state !== d.state && (prev.state === 'paused' || prev.state === 'retrying')) {
+      logger.info({ destination: d.name, state: d.state }, 'forward destination accepting events again');
+    }
+  }
+}
+
+/** Asks the worker to finish its batch and stop; terminates it after `graceMs` (a destination stuck past its timeout). */
+function stopWorker(w: Worker, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => void w.terminate().then(() => resolve()), graceMs);
+    w.on('message', (m: FromForwardWorker) => {
+      if (m.type === 'stopped') {
+        clearTimeout(timer);
+        void w.terminate().then(() => resolve());
+      }
+    });
+    w.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    w.postMessage({ type: 'stop' } satisfies ToForwardWorker);
+  });
 }

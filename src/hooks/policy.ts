@@ -1,4 +1,5 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
 
 /** The optional policy provider (schema: beacon-policy-provider-schema.v1.json). Off by default. */
 export interface PolicyRequest {
@@ -15,32 +16,50 @@ export type PolicyVerdict =
 export const POLICY_TIMEOUT_MS = 2000;
 const MAX_OUTPUT = 64 * 1024;
 
-/** The provider named by BEACON_POLICY_PROVIDER, if it names an executable file; otherwise the seam is inert. */
-export function policyProvider(env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * The provider named by BEACON_POLICY_PROVIDER, as an absolute path to an executable file; otherwise
+ * the seam is inert. A relative name is resolved against `cwd` (the directory goose ran the hook
+ * in) and a bare name searched on `PATH` (goose's): the launcher does the same before it hands the
+ * path to the collector, whose directory and PATH are not goose's (issue 22 item 12).
+ */
+export function policyProvider(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
   const p = env.BEACON_POLICY_PROVIDER?.trim();
   if (!p) return undefined;
-  try {
-    accessSync(p, constants.X_OK);
-    return p;
-  } catch {
-    return undefined;
+  const candidates = isAbsolute(p) ? [p] : p.includes('/') ? [resolvePath(cwd, p)] : (env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)).map((d) => join(d, p));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (statSync(c).isFile()) return c;
+    } catch {
+      /* the next one */
+    }
   }
+  return undefined;
 }
 
 /**
  * Asks the provider. Fail-open: a timeout, crash, non-zero exit, unparseable output or any decision
- * other than "deny" allows the call (with `failure` saying why, for the hook's log).
+ * other than "deny" allows the call (with `failure` saying why, for the hook's log). The verdict is
+ * the provider's first complete answer once it has exited: a background child it left holding
+ * stdout does not turn its deny into a timeout (issue 22 item 13).
  */
 export function consultPolicy(provider: string, request: PolicyRequest, timeoutMs = POLICY_TIMEOUT_MS): Promise<PolicyVerdict> {
   return new Promise((resolve) => {
     let settled = false;
+    let child: import('node:child_process').ChildProcess | undefined;
     const done = (v: PolicyVerdict) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      // Whatever still holds the pipe is not waited for (nor keeps a hook process alive).
+      child?.stdout?.destroy();
+      child?.unref();
       resolve(v);
     };
-    let child: import('node:child_process').ChildProcess;
+    const timer = setTimeout(() => {
+      child?.kill('SIGKILL');
+      done({ decision: 'allow', failure: `policy provider timed out after ${timeoutMs} ms` });
+    }, timeoutMs);
     try {
       // Loaded here, not at the top: most hooks run with no provider and should not pay for the module.
       const { spawn } = require('node:child_process') as typeof import('node:child_process');
@@ -49,24 +68,49 @@ export function consultPolicy(provider: string, request: PolicyRequest, timeoutM
       done({ decision: 'allow', failure: `cannot start policy provider: ${(e as Error).message}` });
       return;
     }
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      done({ decision: 'allow', failure: `policy provider timed out after ${timeoutMs} ms` });
-    }, timeoutMs);
     let out = '';
+    let answer: PolicyVerdict | undefined;
+    let exitCode: number | string | undefined;
+    const decide = () => {
+      if (exitCode === undefined) return;
+      if (exitCode !== 0) done({ decision: 'allow', failure: `policy provider exited with ${exitCode}` });
+      else if (answer) done(answer);
+    };
     child.stdout!.on('data', (d: Buffer) => {
       if (out.length < MAX_OUTPUT) out += d.toString('utf8');
+      answer ??= completeAnswer(out);
+      decide();
     });
     child.on('error', (e) => done({ decision: 'allow', failure: `policy provider failed: ${e.message}` }));
+    child.on('exit', (code, signal) => {
+      exitCode = signal ?? code ?? 'nothing';
+      decide();
+    });
+    // stdout's end: all the provider wrote is read, answer or not
     child.on('close', (code, signal) => {
-      if (code !== 0) return done({ decision: 'allow', failure: `policy provider exited with ${signal ?? code}` });
-      done(parseVerdict(out));
+      exitCode ??= signal ?? code ?? 'nothing';
+      if (exitCode !== 0) return decide();
+      done(answer ?? parseVerdict(out));
     });
     child.stdin!.on('error', () => {
       /* a provider that exits without reading its stdin is judged by its exit and output */
     });
     child.stdin!.end(JSON.stringify(request));
   });
+}
+
+/** The verdict in `out` if it already holds one whole JSON object (all of it, or its first line). */
+function completeAnswer(out: string): PolicyVerdict | undefined {
+  const nl = out.indexOf('\n');
+  for (const text of nl >= 0 ? [out, out.slice(0, nl)] : [out]) {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (typeof v === 'object' && v !== null) return parseVerdict(text);
+    } catch {
+      /* not whole yet */
+    }
+  }
+  return undefined;
 }
 
 export function parseVerdict(out: string): PolicyVerdict {

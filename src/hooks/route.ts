@@ -1,8 +1,10 @@
 import { realpathSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { HOOK_TOKEN_HEADER, tokenMatches } from '../config/hook-token';
 import { isHookLauncherHost } from '../config/hosts';
 import { BeaconError, type BeaconErrorCode } from '../model/errors';
+import { quoteInput } from '../model/quote-input';
 import type { HookRouteHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { handleHook, isSubcommand } from './pipeline';
@@ -71,8 +73,11 @@ export const hookRoute: FastifyPluginAsync<HookRouteOptions> = async (scope, opt
     // almost always, so the path is resolved (an lstat per component) only when it differs.
     if (named === undefined || (named !== options.logPath && canonical(named) !== own)) refuse('wrong_log');
     const sub = req.params.sub;
-    if (!isSubcommand(sub)) throw new BeaconError('not_found', `unknown hook "${sub}"`);
+    if (!isSubcommand(sub)) throw new BeaconError('not_found', `unknown hook ${quoteInput(sub, 24)}`);
     const provider = req.headers['x-beacon-policy-provider'];
+    // The launcher resolves the provider where goose set it; a relative name means nothing here
+    // (this process's directory and PATH are not goose's): the launcher's fallback resolves it.
+    if (typeof provider === 'string' && provider !== '' && !isAbsolute(provider)) throw new BeaconError('conflict', 'the policy provider is not an absolute path: record the hook directly');
     const key = req.headers['x-beacon-hook-key'];
     const outcome = await handleHook(sub, typeof req.body === 'string' ? req.body : '', {
       sink: options.sink,

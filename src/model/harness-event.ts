@@ -29,6 +29,8 @@ export interface StreamDetail {
   approval?: { callId: string; toolName?: string; arguments?: unknown; prompt?: string; decision?: string };
   /** when goose said it (for events that print nothing) */
   timestamp?: string;
+  /** a harness event with no Beacon record (an MCP notification's known shapes) */
+  unrecorded?: boolean;
 }
 
 /** goose's `complete` record: flat, session-cumulative token counts and a reported cost. */

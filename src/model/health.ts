@@ -70,6 +70,25 @@ export interface ReceiverCounters {
   rejectedDataPoints: number;
 }
 
+export interface HookFailureHealth {
+  /** hook.failed records committed through this collector since it started */
+  count: number;
+  /** the newest one's event time, or null */
+  last: string | null;
+}
+
+/**
+ * OTLP/gRPC beside OTLP/HTTP (`grpcPort`): where it listens, or why it does not, and its own
+ * counters (the report's top-level counters are the totals of both transports).
+ */
+export interface GrpcHealth extends ReceiverCounters {
+  /** `down`: it could not listen (a port in use…; `error` says why); `off`: `grpcPort` 0 */
+  state: 'listening' | 'down' | 'off' | 'stopping';
+  /** host:port, e.g. 127.0.0.1:4317; null when off */
+  address: string | null;
+  error?: string;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -88,6 +107,10 @@ export interface HealthReport extends ReceiverCounters {
   /** requests refused for a Host header that is not this machine's (DNS rebinding defence) */
   host_refused: number;
   hooks?: HookRouteHealth;
+  /** Beacon's own goose hooks failing (failed open, exited non-zero, could not run), as this collector recorded them */
+  hookFailures?: HookFailureHealth;
+  /** OTLP/gRPC; absent from collectors without it (older ones, in-process test apps) */
+  grpc?: GrpcHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
 }

@@ -1,3 +1,4 @@
+import { quoteInput } from '../model/quote-input';
 import { BeaconError } from '../model/errors';
 import type { AttrValue, Attributes } from '../model/span';
 
@@ -57,7 +58,7 @@ export function mapAnyValue<V>(v: V, reader: AnyValueReader<V>, key: string, dep
   const s = reader.scalar(v, key);
   if (s !== NESTED) return s;
   if (depth >= MAX_ANY_VALUE_DEPTH) {
-    throw new BeaconError('bad_data', `attribute ${JSON.stringify(key.slice(0, 60))}: AnyValue nested deeper than ${MAX_ANY_VALUE_DEPTH} levels (the limit)`);
+    throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: AnyValue nested deeper than ${MAX_ANY_VALUE_DEPTH} levels (the limit)`);
   }
   const items = reader.arrayItems(v, key);
   if (items !== undefined) {
@@ -68,7 +69,7 @@ export function mapAnyValue<V>(v: V, reader: AnyValueReader<V>, key: string, dep
     }
     return out;
   }
-  return mapAttributes(reader.kvlistItems(v, key) ?? [], reader, `attribute ${key}`, depth + 1);
+  return mapAttributes(reader.kvlistItems(v, key) ?? [], reader, `attribute ${quoteInput(key, 40)}`, depth + 1);
 }
 
 const INT64_MIN = -(2n ** 63n);

@@ -1,4 +1,5 @@
 import { parse as parseLossless } from 'lossless-json';
+import { quoteInput } from '../model/quote-input';
 import { BeaconError } from '../model/errors';
 import type { Attributes } from '../model/span';
 import { NESTED, doubleValue, exactInteger, int64Value, mapAttributes, uint64Value, type AnyValueReader, type KeyValueLike } from './any-value';
@@ -22,7 +23,9 @@ export function parseOtlpJson(body: Buffer): Obj {
   try {
     v = MAYBE_INEXACT_NUMBER.test(text) ? parseLossless(text, null, parseNumber) : JSON.parse(text);
   } catch (e) {
-    throw new BeaconError('bad_data', `invalid JSON: ${(e as Error).message}`);
+    // Not the parser's message: V8's quotes the input around the error.
+    const at = /position (\d+)|\(char (\d+)\)/.exec((e as Error).message);
+    throw new BeaconError('bad_data', `invalid JSON${at ? ` at position ${at[1] ?? at[2]}` : ''} (${body.length} bytes)`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BeaconError('bad_data', 'an OTLP/JSON request must be a JSON object');
   return v as Obj;
@@ -74,7 +77,7 @@ export function enumValue(v: unknown, names: string[], what: string): number {
     if (i >= 0) return i;
     if (/^\d+$/.test(v)) return Number(v);
   }
-  throw new BeaconError('bad_data', `${what}: unknown enum value ${JSON.stringify(v)}`);
+  throw new BeaconError('bad_data', `${what}: unknown enum value ${quoteInput(v)}`);
 }
 
 const HEX = /^[0-9a-fA-F]*$/;
@@ -82,7 +85,7 @@ const HEX = /^[0-9a-fA-F]*$/;
 export function hexId(v: unknown, bytes: number, what: string): string {
   if (v === undefined || v === null || v === '') return '';
   if (typeof v !== 'string' || !HEX.test(v) || v.length !== bytes * 2) {
-    throw new BeaconError('bad_data', `${what} must be ${bytes * 2} hex digits, got ${JSON.stringify(v).slice(0, 60)}`);
+    throw new BeaconError('bad_data', `${what} must be ${bytes * 2} hex digits, got ${quoteInput(v)}`);
   }
   return v.toLowerCase();
 }
@@ -109,16 +112,16 @@ export const JSON_ANY_VALUE: AnyValueReader<unknown> = {
     return k;
   },
   scalar(v, key) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BeaconError('bad_data', `attribute ${key}: value must be an AnyValue object`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: value must be an AnyValue object`);
     const o = v as Obj;
     let x: unknown;
     if ((x = field(o, 'stringValue', 'string_value')) !== undefined) {
-      if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${key}: stringValue must be a string`);
+      if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: stringValue must be a string`);
       return x;
     }
-    if ((x = field(o, 'intValue', 'int_value')) !== undefined) return int64Value(jsonInteger(x, `attribute ${key}: intValue`), `attribute ${key}: intValue`);
+    if ((x = field(o, 'intValue', 'int_value')) !== undefined) return int64Value(jsonInteger(x, `attribute ${quoteInput(key, 40)}: intValue`), `attribute ${quoteInput(key, 40)}: intValue`);
     if ((x = field(o, 'boolValue', 'bool_value')) !== undefined) {
-      if (typeof x !== 'boolean') throw new BeaconError('bad_data', `attribute ${key}: boolValue must be a boolean`);
+      if (typeof x !== 'boolean') throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: boolValue must be a boolean`);
       return x;
     }
     if ((x = field(o, 'doubleValue', 'double_value')) !== undefined) return double(x, key);
@@ -133,16 +136,16 @@ export const JSON_ANY_VALUE: AnyValueReader<unknown> = {
   },
   kvlistItems(v, key) {
     const items = container(field(v as Obj, 'kvlistValue', 'kvlist_value'), key, 'kvlistValue');
-    for (const kv of items) if (typeof kv !== 'object' || kv === null || Array.isArray(kv)) throw new BeaconError('bad_data', `attribute ${key}: kvlistValue.values must hold objects`);
+    for (const kv of items) if (typeof kv !== 'object' || kv === null || Array.isArray(kv)) throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: kvlistValue.values must hold objects`);
     return items as KeyValueLike<unknown>[];
   },
 };
 
 function container(x: unknown, key: string, what: string): unknown[] {
   if (x === null) return [];
-  if (typeof x !== 'object' || Array.isArray(x)) throw new BeaconError('bad_data', `attribute ${key}: ${what} must be an object`);
+  if (typeof x !== 'object' || Array.isArray(x)) throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: ${what} must be an object`);
   const values = (x as Obj).values ?? [];
-  if (!Array.isArray(values)) throw new BeaconError('bad_data', `attribute ${key}: ${what}.values must be an array`);
+  if (!Array.isArray(values)) throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: ${what}.values must be an array`);
   return values;
 }
 
@@ -156,7 +159,7 @@ export function jsonInteger(x: unknown, what: string): bigint {
   }
   // A number beyond 2^53 reaching here was written in a form the exact parser could not read
   // (e.g. 1e30, out of any 64-bit range): refuse it rather than guess.
-  const shown = typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : String(x).slice(0, 40);
+  const shown = quoteInput(x);
   if (typeof x === 'number' && Number.isInteger(x)) throw new BeaconError('bad_data', `${what} ${shown} is outside the 64-bit integer range`);
   throw new BeaconError('bad_data', `${what} must be an integer (number or decimal string), got ${shown}`);
 }
@@ -166,14 +169,14 @@ export function double(x: unknown, key: string): number | string {
   if (typeof x === 'bigint') return doubleValue(Number(x));
   if (x === 'NaN' || x === 'Infinity' || x === '-Infinity') return x;
   if (typeof x === 'string' && x.trim() !== '' && !Number.isNaN(Number(x))) return doubleValue(Number(x));
-  throw new BeaconError('bad_data', `attribute ${key}: doubleValue must be a number`);
+  throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: doubleValue must be a number`);
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** proto3 JSON bytes: standard base64 with padding, as the Collector reads it; kept as that string. */
 function base64(x: unknown, key: string): string {
-  if (typeof x !== 'string' || !BASE64.test(x)) throw new BeaconError('bad_data', `attribute ${key}: bytesValue must be standard base64`);
+  if (typeof x !== 'string' || !BASE64.test(x)) throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: bytesValue must be standard base64`);
   return x;
 }
 

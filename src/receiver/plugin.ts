@@ -5,6 +5,7 @@ import type { ReceiverCounters } from '../model/health';
 import type { QueuedEventSink } from '../ingest/sink';
 import { InFlightBytes, type Reservation } from './admission';
 import { encodingOf } from './body';
+import { countExport, newReceiverCounters } from './counters';
 import { decodeExport } from './decode';
 import { readBody } from './read-body';
 import { MEDIA_TYPES, encodeExportResponse } from './reply';
@@ -32,19 +33,21 @@ export interface OtlpReceiver {
    * not exist is read under the same limits before the 404 is answered.
    */
   plugin: FastifyPluginCallback;
-  /** the counters /health shows */
+  /** the counters /health shows: every export, over OTLP/HTTP or OTLP/gRPC (receiver/grpc.ts counts into them too) */
   stats: ReceiverCounters;
+  /** the one in-flight budget, which OTLP/gRPC exports take from as well */
+  budget: InFlightBytes;
   /** bytes held by exports in flight (admission) */
   bytesInFlight(): number;
 }
 
 const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-const NO_EXPORT = { inserted: 0, duplicates: 0, rejected: 0, message: '' };
+export const NO_EXPORT = { inserted: 0, duplicates: 0, rejected: 0, message: '' };
 
 /** The OTLP/HTTP receiver: one route per signal (src/receiver/signals/), protobuf or JSON, plain or compressed. It knows a sink, never the store. */
 export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const { sink, logger } = options;
-  const stats: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, rejected: 0, spans: 0, logRecords: 0, metricPoints: 0, rejectedSpans: 0, rejectedLogRecords: 0, rejectedDataPoints: 0 };
+  const stats = newReceiverCounters();
   const budget = new InFlightBytes(options.maxBytesInFlight);
   const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxItemsPerExport };
   const reservations = new WeakMap<FastifyRequest, Reservation>();
@@ -100,17 +103,12 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
     const decoded = await decodeExport(signal, encoding, raw, req.headers['content-encoding'], limits, reservations.get(req)!);
     const consumed = decoded.decoded === undefined ? NO_EXPORT : await signal.consume(decoded.decoded, sink, logger);
-    stats.exports++;
-    stats.inserted += consumed.inserted;
-    stats.duplicates += consumed.duplicates;
-    stats.rejected += consumed.rejected;
-    stats[signal.receivedCounter] += decoded.items;
-    stats[signal.partialSuccessField] += consumed.rejected;
+    countExport(stats, signal, decoded.items, consumed);
     logger.debug({ signal: signal.name, encoding, bytes: raw.length, decodedBytes: decoded.decodedBytes, items: decoded.items, rejected: consumed.rejected, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'export');
     return reply.code(200).type(MEDIA_TYPES[encoding]).send(encodeExportResponse(signal, encoding, consumed.rejected, consumed.message));
   }
 
-  return { plugin, stats, bytesInFlight: () => budget.bytes };
+  return { plugin, stats, budget, bytesInFlight: () => budget.bytes };
 }
 
 /** The request's path without its query. */

@@ -6,13 +6,13 @@
  * Each finds the secret *value* only: what precedes and follows it is kept.
  */
 import { judgeName, secretValue, type NameVerdict } from './names';
-import type { Span } from './rule-set';
+import { shannon, type Span } from './rule-set';
 
 export interface Detector {
   id: string;
   /** where it comes from, for the README's list */
   source: 'beacon' | 'go-beacon';
-  /** lower-case; the detector runs only on strings containing one */
+  /** lower-case; the detector runs only on strings containing one (none: on every string of 40 characters or more) */
   keywords: string[];
   find(s: string, out: Span[]): void;
 }
@@ -123,6 +123,9 @@ const assignment: Detector = {
   },
 };
 
+/** Flags that are switches far more often than they take a secret (`gh repo create --private`, `--pin`). */
+const SWITCH_WORDS = /(?:^|[-_])(?:private|pin|sig|signature)$/i;
+
 const flag: Detector = {
   id: 'secret-named-cli-flag',
   source: 'beacon',
@@ -132,7 +135,7 @@ const flag: Detector = {
     let m: RegExpExecArray | null;
     while ((m = FLAG.exec(s)) !== null) {
       const name = m[1]!;
-      if (/^no-/i.test(name)) continue;
+      if (/^no-/i.test(name) || SWITCH_WORDS.test(name)) continue;
       const verdict = judgeName(name);
       if (verdict === 'plain') continue;
       const p = m.index + m[0].length;
@@ -161,11 +164,47 @@ function pattern(id: string, source: Detector['source'], keywords: string[], re:
 
 const TOKEN_LIKE = (v: string) => /[0-9._~+/=-]/.test(v);
 
+/** `aws configure set aws_secret_access_key V`, `npm config set NAME V`: a secret name, then its value. */
+const CONFIG_SET = /\bconfig(?:ure)?[ \t]+set[ \t]+([\w./:-]{3,100})[ \t]+/g;
+const configSet: Detector = {
+  id: 'config-set-secret',
+  source: 'beacon',
+  keywords: ['config'],
+  find(s, out) {
+    CONFIG_SET.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = CONFIG_SET.exec(s)) !== null) {
+      const verdict = judgeName(m[1]!);
+      if (verdict !== 'plain') keep(s, valueAt(s, m.index + m[0].length, false), verdict, out);
+    }
+  },
+};
+
+/**
+ * A .netrc entry: `machine HOST [login L] [account A] password P`, on one line or several. The
+ * tokens must follow one another, so prose with "machine", "login" and "password" is no entry.
+ */
+const NETRC = /(?:\bmachine[ \t\r\n]+[^\s]{1,255}|\bdefault)(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s]{1,255}){0,3}[ \t\r\n]+password[ \t\r\n]+([^\s]{1,1024})/dg;
+
+/**
+ * A bare AWS secret access key: 40 characters of base64 (30 random bytes) standing alone, with
+ * upper case, lower case and a digit, and the entropy of random text. No keyword announces it, so
+ * this detector runs on every string of 40 characters or more (secrets.ts, UNGATED): one regex
+ * pass whose lookbehind fails at once inside longer runs (base64 images, PEM bodies).
+ */
+const BARE_AWS_SECRET = /(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])/dg;
+const MIN_BARE_ENTROPY = 4.2;
+function awsSecretLike(v: string): boolean {
+  return /[A-Z]/.test(v) && /[a-z]/.test(v) && /\d/.test(v) && !v.includes('//') && shannon(v) >= MIN_BARE_ENTROPY;
+}
+
 export const DETECTORS: readonly Detector[] = [
   assignment,
   flag,
   // URL userinfo: scheme://user:password@host (the password), scheme://TOKEN@host (a token-like user)
-  pattern('url-userinfo-password', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s/?#@"'<>]+)@/dg, 1),
+  configSet,
+  // a password may hold `#`, `@`, `%`, `^` unencoded: it runs to the last `@` before the path
+  pattern('url-userinfo-password', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s/?"'<>]{1,256})@/dg, 1),
   pattern('url-userinfo-token', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s/?#@"'<>:]{16,})@/dg, 1, (v) => /\d/.test(v)),
   pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]{0,300}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
   pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,300}?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
@@ -177,4 +216,6 @@ export const DETECTORS: readonly Detector[] = [
   pattern('github-token', 'beacon', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/dg),
   pattern('aws-access-key-id', 'beacon', ['akia', 'asia'], /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/dg),
   pattern('slack-token', 'beacon', ['xox'], /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg),
+  pattern('netrc-password', 'beacon', ['machine', 'default'], NETRC, 1, (v) => !NOT_A_VALUE.test(v)),
+  pattern('aws-secret-access-key', 'beacon', [], BARE_AWS_SECRET, 0, awsSecretLike),
 ];

@@ -1,15 +1,20 @@
 import { createHash } from 'node:crypto';
-import { BeaconError } from '../model/errors';
 import type { BeaconRecord, ContentField } from '../model/record';
-import { EVENT_LIMIT, MARK, STRING_LIMIT, STRUCTURED_STRING_LIMIT, truncateString } from './limits';
+import { capRecord } from './event-cap';
+import { MARK, STRING_LIMIT, STRUCTURED_STRING_LIMIT, truncateString } from './limits';
 import { judgeName, secretValue } from './names';
-import { REDACTED, redactKnown, redactText } from './secrets';
+import { maySecret, REDACTED, redactKnown, redactText } from './secrets';
 
 export type { ContentField } from '../model/record';
 
 /** Sections whose strings are identifiers or locations, never free text: not redacted. */
 const NOT_REDACTED_SECTIONS = new Set(['timestamp', 'vendor', 'product', 'schema_version', 'event', 'harness', 'endpoint', 'trace', 'branch', 'session', 'content']);
 const NOT_REDACTED_PATHS = new Set(['file.path', 'tool.path', 'file.diff_hash']);
+/**
+ * Free text inside those sections, redacted by form all the same: an agent's version and a working
+ * directory are what a user or a resource says they are (a token there leaked, issue 22 item 9).
+ */
+const REDACTED_IN_ID_SECTIONS = new Set(['harness.version', 'session.working_directory', 'endpoint.agent_version']);
 /** Structured protocol sections get the smaller per-string limit, as in the Go collector. */
 const STRUCTURED_SECTIONS = new Set(['gen_ai', 'mcp', 'raw']);
 /**
@@ -81,6 +86,7 @@ function sanitize(record: BeaconRecord, contentField: ContentField | undefined, 
   for (const section of Object.keys(root)) {
     if (NOT_REDACTED_SECTIONS.has(section)) {
       limitOnly(root, section, limitFor(section, '')); // identifiers are not redacted, but limited all the same
+      if (redact) redactFreeText(w, root[section], section);
       continue;
     }
     const v = root[section];
@@ -89,7 +95,10 @@ function sanitize(record: BeaconRecord, contentField: ContentField | undefined, 
   }
 
   if (w.found.size > 0) {
-    for (const section of Object.keys(root)) if (!NOT_REDACTED_SECTIONS.has(section)) replaceKnown(root, section, w.found);
+    for (const section of Object.keys(root)) {
+      if (!NOT_REDACTED_SECTIONS.has(section)) replaceKnown(root, section, w.found);
+      else replaceKnownFreeText(root[section], section, w.found);
+    }
   }
 
   let contentTruncated = false;
@@ -135,6 +144,37 @@ export function redactValue<T>(value: T): T {
   return holder.value as T;
 }
 
+function redactFreeText(w: Walk, node: unknown, section: string): void {
+  if (node === null || typeof node !== 'object') return;
+  const holder = node as Record<string, unknown>;
+  for (const key of Object.keys(holder)) {
+    if (typeof holder[key] === 'string' && REDACTED_IN_ID_SECTIONS.has(`${section}.${key}`)) holder[key] = redactText(holder[key] as string, w.found);
+  }
+}
+
+function replaceKnownFreeText(node: unknown, section: string, found: ReadonlySet<string>): void {
+  if (node === null || typeof node !== 'object') return;
+  const holder = node as Record<string, unknown>;
+  for (const key of Object.keys(holder)) {
+    if (typeof holder[key] === 'string' && REDACTED_IN_ID_SECTIONS.has(`${section}.${key}`)) holder[key] = redactKnown(holder[key] as string, found);
+  }
+}
+
+/**
+ * A key that is itself a secret (`{"ghp_…": {…}}`) is renamed `[REDACTED]` (`[REDACTED]2`… when
+ * taken), its value kept under the new name. Returns the key the value now lives under.
+ */
+function redactKey(w: Walk, node: Record<string, unknown>, key: string): string {
+  if (!maySecret(key)) return key;
+  const renamed = redactText(key, w.found);
+  if (renamed === key) return key;
+  let name = renamed;
+  for (let n = 2; Object.prototype.hasOwnProperty.call(node, name); n++) name = `${renamed}${n}`;
+  node[name] = node[key];
+  delete node[key];
+  return name;
+}
+
 function sha256(s: string): string {
   return createHash('sha256').update(s, 'utf8').digest('hex');
 }
@@ -149,14 +189,16 @@ function walkSection(w: Walk, node: Record<string, unknown>, section: string): v
     walkNode(w, node, limit);
     return;
   }
-  for (const key of Object.keys(node)) {
+  for (const original of Object.keys(node)) {
+    const key = w.redact ? redactKey(w, node, original) : original;
     const v = node[key];
     const dotted = `${section}.${key}`;
     if (typeof v === 'string') {
       if (NOT_REDACTED_PATHS.has(dotted)) limitOnly(node, key, limitFor(section, dotted));
       else visitString(w, node, key, limitFor(section, dotted), dotted);
     } else if (v !== null && typeof v === 'object') {
-      if (w.redact && judgeName(key) !== 'plain') redactAll(w, node, key);
+      const verdict = w.redact ? judgeName(key) : 'plain';
+      if (verdict !== 'plain') redactAll(w, node, key, verdict === 'secret-unless-count');
       else walkNode(w, v as Record<string, unknown>, limit);
     }
   }
@@ -172,7 +214,8 @@ function walkNode(w: Walk, node: Record<string, unknown> | unknown[], limit: num
     }
     return;
   }
-  for (const key of Object.keys(node)) {
+  for (const original of Object.keys(node)) {
+    const key = w.redact ? redactKey(w, node, original) : original;
     const v = node[key];
     if (v === null || v === undefined || typeof v === 'boolean') continue;
     const verdict = w.redact ? judgeName(key) : 'plain';
@@ -182,7 +225,7 @@ function walkNode(w: Walk, node: Record<string, unknown> | unknown[], limit: num
           if (v.length >= 8) w.found.add(v.length > STRING_LIMIT + WINDOW_SLACK ? v.slice(0, STRING_LIMIT) : v);
           node[key] = REDACTED;
         } else visitString(w, node, key, limit, '');
-      } else redactAll(w, node, key);
+      } else redactAll(w, node, key, verdict === 'secret-unless-count');
       continue;
     }
     if (typeof v === 'string') visitString(w, node, key, limit, '');
@@ -190,18 +233,22 @@ function walkNode(w: Walk, node: Record<string, unknown> | unknown[], limit: num
   }
 }
 
-/** Every string and number under a secret-named key (`"credentials": {…}`) is redacted. */
-function redactAll(w: Walk, holder: Record<string, unknown>, key: string): void {
+/**
+ * Every string and number under a secret-named key (`"credentials": {…}`) is redacted; under a
+ * plural (`"tokens": […]`) numbers are counts and stay.
+ */
+function redactAll(w: Walk, holder: Record<string, unknown>, key: string, keepNumbers = false): void {
   const v = holder[key];
   if (typeof v === 'string') {
     if (v !== '' && !NOT_A_VALUE.test(v)) {
       if (v.length >= 8 && v.length <= STRING_LIMIT) w.found.add(v);
       holder[key] = REDACTED;
     }
-  } else if (typeof v === 'number') holder[key] = REDACTED;
-  else if (v !== null && typeof v === 'object') {
+  } else if (typeof v === 'number') {
+    if (!keepNumbers) holder[key] = REDACTED;
+  } else if (v !== null && typeof v === 'object') {
     const obj = v as Record<string, unknown>;
-    for (const k of Object.keys(obj)) redactAll(w, obj, k);
+    for (const k of Object.keys(obj)) redactAll(w, obj, redactKey(w, obj, k), keepNumbers);
   }
 }
 
@@ -245,61 +292,6 @@ function replaceKnown(holder: Record<string, unknown>, key: string, found: Reado
 function dropLoneSurrogate(s: string): string {
   const last = s.charCodeAt(s.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? s.slice(0, -1) : s;
-}
-
-/** The Go hook logger's three steps to fit an event into 64 KiB, then an error. */
-function capRecord(record: BeaconRecord): string {
-  let json = JSON.stringify(record);
-  if (fits(json)) return json;
-
-  delete record.raw;
-  if (typeof record.message === 'string') record.message = truncateString(record.message, 1024).value;
-  record.field_truncated = true;
-  json = JSON.stringify(record);
-  if (fits(json)) return json;
-
-  if (record.file) delete record.file.diff;
-  if (record.command) delete record.command.output;
-  if (record.gen_ai) {
-    delete (record.gen_ai as Record<string, unknown>).input;
-    delete record.gen_ai.output;
-    if (record.gen_ai.tool?.call) {
-      delete record.gen_ai.tool.call.arguments;
-      delete record.gen_ai.tool.call.result;
-    }
-  }
-  delete record.reasoning;
-  if (record.content) {
-    record.content.included = false;
-    record.content.truncated = true;
-  }
-  json = JSON.stringify(record);
-  if (fits(json)) return json;
-
-  const keep = ['timestamp', 'vendor', 'product', 'schema_version', 'event', 'severity', 'endpoint', 'user', 'harness', 'origin', 'run', 'session', 'trace', 'error', 'tool', 'file', 'command', 'mcp', 'approval', 'policy', 'content', 'destination', 'health', 'model', 'repository', 'branch', 'message', 'field_truncated'];
-  const slim: Record<string, unknown> = {};
-  for (const k of keep) if ((record as unknown as Record<string, unknown>)[k] !== undefined) slim[k] = (record as unknown as Record<string, unknown>)[k];
-  const g = record.gen_ai;
-  if (g) {
-    slim.gen_ai = {
-      operation: g.operation,
-      usage: g.usage,
-      response: g.response,
-      provider: g.provider,
-      tool: g.tool ? { name: g.tool.name, type: g.tool.type, call: g.tool.call ? { id: g.tool.call.id } : undefined } : undefined,
-    };
-  }
-  json = JSON.stringify(slim);
-  if (fits(json)) {
-    for (const k of Object.keys(record)) delete (record as unknown as Record<string, unknown>)[k];
-    Object.assign(record, slim);
-    return json;
-  }
-  throw new BeaconError('bad_data', `event ${record.event.action} exceeds ${EVENT_LIMIT} bytes even after dropping its content`);
-}
-
-function fits(json: string): boolean {
-  return json.length <= EVENT_LIMIT / 3 || Buffer.byteLength(json, 'utf8') <= EVENT_LIMIT;
 }
 
 function getPath(record: BeaconRecord, dotted: string): unknown {

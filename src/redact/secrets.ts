@@ -20,12 +20,17 @@ const REGEX_SYNTAX = new Set('.*+?^${}()|[]\\/-');
 
 /** keyword → the rules and detectors it names directly */
 const direct = new Map<string, Runner[]>();
+/** detectors no keyword announces (a bare AWS secret key): they run on every string this long */
+const UNGATED: Detector[] = [];
+const UNGATED_MIN_LENGTH = 40;
+const UNGATED_CANDIDATE = /(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}/;
 const PREFILTER = buildPrefilter();
 
 function buildPrefilter(): RegExp {
   const add = (k: string, r: Runner) => direct.set(k, [...(direct.get(k) ?? []), r]);
   for (const [k, ids] of matcher.keywordRules()) for (const id of ids) add(k, { kind: 'rule', id });
   for (const d of DETECTORS) for (const k of d.keywords) add(k, { kind: 'detector', detector: d });
+  for (const d of DETECTORS) if (d.keywords.length === 0) UNGATED.push(d);
   return new RegExp(trie([...direct.keys()].sort((a, b) => b.length - a.length)), 'gi');
 }
 
@@ -84,7 +89,7 @@ const CLEAN_MAX = 4096;
 export function maySecret(s: string): boolean {
   if (s.length <= SHORT && CLEAN_SHORT.has(s)) return false;
   PREFILTER.lastIndex = 0;
-  const hit = PREFILTER.test(s);
+  const hit = PREFILTER.test(s) || (s.length >= UNGATED_MIN_LENGTH && UNGATED_CANDIDATE.test(s));
   if (!hit && s.length <= SHORT) {
     if (CLEAN_SHORT.size >= CLEAN_MAX) CLEAN_SHORT.clear();
     CLEAN_SHORT.add(s);
@@ -101,8 +106,9 @@ export function findSecrets(s: string): Span[] {
     for (const r of triggersOf(m[0].toLowerCase())) run.add(r);
     PREFILTER.lastIndex = m.index + 1; // keywords overlap ("acce-sK-ey" holds "sk" and "key")
   }
-  if (run.size === 0) return [];
   const spans: Span[] = [];
+  if (s.length >= UNGATED_MIN_LENGTH) for (const d of UNGATED) d.find(s, spans);
+  if (run.size === 0) return merge(spans);
   for (const r of run) {
     if (r.kind === 'rule') matcher.find(r.id, s, spans);
     else r.detector.find(s, spans);

@@ -4,7 +4,8 @@ import { EventLog } from '../store/log/event-log';
 import { inspectLog } from '../store/log/log-file';
 import { detectAgent, shellRc } from './agent-install';
 import { getPath, parseSettings } from './agents/settings-edit';
-import type { AgentContext, AgentSpec, Target } from './agents/spec';
+import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
+import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
 import { TEST_SESSION_PREFIX } from './send-test';
 
@@ -33,7 +34,7 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
   const wrong = wanted.filter((k) => !isDeepStrictEqual(values(k.path), k.value));
   if (wanted.length > 0) {
-    if (wrong.length === 0) out.push({ id: spec.id, status: 'ok', message: `set up in ${files.join(' and ')}: exports to ${ctx.target.base} over OTLP/HTTP` });
+    if (wrong.length === 0) out.push({ id: spec.id, status: 'ok', message: `set up in ${files.join(' and ')}: exports to ${ctx.target.base} over ${PROTOCOL_NAMES[ctx.target.protocol]}` });
     else if (wrong.length === wanted.length && wrong.every((k) => values(k.path) === undefined)) {
       out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? files.join(' and ') : 'no settings file'} ${files.length ? 'has' : 'holds'} none of Beacon's keys`, fix: `beacon install ${spec.id}` });
     } else {
@@ -60,6 +61,34 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
   out.push(lastEventCheck(spec, ctx.log));
   return out;
+}
+
+/**
+ * The protocol the agent's settings are set up for: of the ones it can use, the one whose keys
+ * (endpoint, protocol) its settings hold most of; HTTP when none is set (install's default).
+ */
+export function configuredTarget(spec: AgentSpec, ctx: AgentContext, targets: Record<Protocol, Target>): Target {
+  const { values } = agentValues(spec, ctx);
+  let best = targets[spec.protocols[0] ?? 'http'];
+  let bestScore = 0;
+  for (const p of spec.protocols) {
+    const score = spec.keys(targets[p], false).filter((k) => !k.content && isDeepStrictEqual(values(k.path), k.value)).length
+      + spec.envLines(targets[p], false).filter((l) => ctx.env[l.name] === l.value).length;
+    if (score > bestScore) [best, bestScore] = [targets[p], score];
+  }
+  return best;
+}
+
+/** An agent set up for OTLP/gRPC: the collector's gRPC listener, from its /health (absent: a collector without gRPC). */
+export function grpcListenerCheck(spec: AgentSpec, target: Target, grpc: Partial<GrpcHealth> | undefined): Check {
+  const id = `${spec.id}-grpc`;
+  if (!grpc || typeof grpc.state !== 'string') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, and the collector reports no OTLP/gRPC (an older Beacon, or not running)`, fix: `restart the collector (beacon service install), or beacon install ${spec.id} --protocol http --force` };
+  const fixPort = `run the collector with --grpc-port ${target.port} (config grpcPort), or beacon install ${spec.id} --protocol http --force`;
+  if (grpc.state === 'off') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC is off (grpcPort 0)`, fix: fixPort };
+  if (grpc.state === 'down') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC is down: ${grpc.error ?? 'it could not listen'}`, fix: `free port ${target.port}, then restart the collector` };
+  const port = Number(String(grpc.address ?? '').slice(String(grpc.address ?? '').lastIndexOf(':') + 1));
+  if (port !== target.port) return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC listens on ${grpc.address}`, fix: fixPort };
+  return { id, status: 'ok', message: `the collector's OTLP/gRPC listens on ${grpc.address} (${grpc.exports ?? 0} gRPC exports since it started)` };
 }
 
 /** Has an event from this agent ever arrived: the last one, when (test events told apart). */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { LogsTypes, TraceTypes } from '../forward/otlp-proto';
 import { EventLog } from '../store/log/event-log';
 import { inspectLog } from '../store/log/log-file';
-import type { AgentSpec } from './agents/spec';
+import type * as GrpcJs from '@grpc/grpc-js';
+import type { AgentSpec, Target } from './agents/spec';
 import type { Check } from './doctor';
 import { TEST_SESSION_PREFIX } from './send-test';
 
@@ -26,19 +27,43 @@ function encode(signal: 'logs' | 'traces', request: object): Uint8Array {
  * tokens), posted over the protocol and encoding the agent's export uses, then found in the log under
  * the agent's harness name. It stays there, marked by its beacon-doctor-test-… session.
  */
-export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv, target?: Target): Promise<Check[]> {
   const session = `${TEST_SESSION_PREFIX}${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const rec = spec.testRecord(session, BigInt(Date.now()) * 1_000_000n, env);
-  const url = `${base}/v1/${rec.signal}`;
+  const grpc = target?.protocol === 'grpc';
+  const url = grpc ? `${target!.base} (${GRPC_SERVICES[rec.signal]}/Export)` : `${base}/v1/${rec.signal}`;
   const id = `${spec.id}-send-test`;
-  const how = `OTLP/HTTP ${rec.encoding === 'protobuf' ? 'protobuf' : 'JSON'}`;
-  try {
+  const how = grpc ? 'OTLP/gRPC' : `OTLP/HTTP ${rec.encoding === 'protobuf' ? 'protobuf' : 'JSON'}`;
+  if (grpc) {
+    const failure = await exportOverGrpc(`127.0.0.1:${target!.port}`, rec.signal, encode(rec.signal, rec.request));
+    if (failure) return [{ id, status: 'fail', message: `the OTLP/gRPC export to ${url} failed: ${failure}`, fix: 'see the collector and gRPC checks above' }];
+  } else try {
     const body = rec.encoding === 'protobuf' ? encode(rec.signal, rec.request) : JSON.stringify(rec.request);
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': rec.encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
     if (!r.ok) return [{ id, status: 'fail', message: `POST ${url} (${how}) answered ${r.status}: ${(await r.text()).slice(0, 200)}`, fix: 'see the collector check above' }];
   } catch (e) {
     return [{ id, status: 'fail', message: `POST ${url} failed: ${(e as Error).message}`, fix: 'start the collector (see above)' }];
   }
+  return foundInLog(spec, log, session, rec.signal, how, url);
+}
+
+const GRPC_SERVICES = { logs: 'opentelemetry.proto.collector.logs.v1.LogsService', traces: 'opentelemetry.proto.collector.trace.v1.TraceService' } as const;
+
+/** One OTLP/gRPC Export call with the encoded request; undefined on success, else why not. */
+async function exportOverGrpc(address: string, signal: 'logs' | 'traces', body: Uint8Array): Promise<string | undefined> {
+  const grpc = (await import('@grpc/grpc-js')) as typeof GrpcJs;
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  const bytes = (b: Buffer) => b;
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(`/${GRPC_SERVICES[signal]}/Export`, bytes, bytes, Buffer.from(body), new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err) => {
+      client.close();
+      resolve(err ? `${grpc.status[err.code] ?? err.code}: ${err.details}` : undefined);
+    });
+  });
+}
+
+function foundInLog(spec: AgentSpec, log: string, session: string, signal: string, how: string, url: string): Check[] {
+  const id = `${spec.id}-send-test`;
   const harnesses = new Set<string>();
   if (inspectLog(log).kind === 'file') {
     try {
@@ -53,7 +78,7 @@ export async function agentSendTest(spec: AgentSpec, base: string, log: string, 
     }
   }
   if (!harnesses.has(spec.id)) {
-    return [{ id, status: 'fail', message: `the collector accepted a ${spec.title}-shaped ${rec.signal} record (${how}) but no ${spec.id} event of session ${session} is in ${log}${harnesses.size ? ` (found: ${[...harnesses].join(', ')})` : ''}`, fix: 'run the collector on the log doctor reads (--log / BEACON_ENDPOINT_LOG)' }];
+    return [{ id, status: 'fail', message: `the collector accepted a ${spec.title}-shaped ${signal} record (${how}) but no ${spec.id} event of session ${session} is in ${log}${harnesses.size ? ` (found: ${[...harnesses].join(', ')})` : ''}`, fix: 'run the collector on the log doctor reads (--log / BEACON_ENDPOINT_LOG)' }];
   }
-  return [{ id, status: 'ok', message: `a ${spec.title}-shaped ${rec.signal} record went over ${how} to ${url} and is in ${log} as ${spec.id}: beacon events --session ${session}` }];
+  return [{ id, status: 'ok', message: `a ${spec.title}-shaped ${signal} record went over ${how} to ${url} and is in ${log} as ${spec.id}: beacon events --session ${session}` }];
 }

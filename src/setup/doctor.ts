@@ -1,3 +1,6 @@
+import { environmentChecks, judgeEndpoint } from './goose-env-checks';
+import { hookFailureCheck } from './hook-failure-check';
+export { judgeEndpoint } from './goose-env-checks';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/log/event-log';
@@ -124,26 +127,6 @@ function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   return { id: 'service', status: 'ok', message };
 }
 
-/** What a goose OTLP endpoint value means for Beacon. */
-export function judgeEndpoint(value: string, base: string): { status: CheckStatus; message: string; fix?: string; localhost?: true } {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return { status: 'fail', message: `"${value}" is not a URL`, fix: `use ${base}` };
-  }
-  if (url.port === '4317') return { status: 'fail', message: `${value} is the OTLP gRPC port; goose exports over HTTP only and the export fails`, fix: `use ${base} (port 4318)` };
-  if (/\/v1\/traces\/?$/.test(url.pathname)) return { status: 'fail', message: `${value} ends in /v1/traces; goose appends it, so traces would go to /v1/traces/v1/traces`, fix: `use the base URL ${base}` };
-  if (url.pathname !== '/' && url.pathname !== '') return { status: 'fail', message: `${value} has a path; the collector serves /v1/traces at its root`, fix: `use ${base}` };
-  const ours = new URL(base);
-  if (url.hostname === 'localhost' && url.port === ours.port && ours.hostname === '127.0.0.1') {
-    // Same warning wherever the value comes from (config.yaml or the environment), with the reason.
-    return { status: 'warn', message: `${value} says localhost: the collector listens on 127.0.0.1 only (IPv4 loopback), and localhost may resolve to ::1 (IPv6) first, where nothing listens; the export then depends on the client falling back`, fix: `use ${base}`, localhost: true };
-  }
-  if (url.origin !== ours.origin) return { status: 'warn', message: `${value} is not this collector (${base})`, fix: `use ${base}, unless you forward to another collector on purpose` };
-  return { status: 'ok', message: `exports to ${value}` };
-}
-
 function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const view = readGooseConfig(loc.configYaml);
@@ -152,55 +135,6 @@ function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
   if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
   const { localhost: _, ...judged } = judgeEndpoint(view.endpoint, base);
   return [{ id: 'goose-config', ...judged }];
-}
-
-/** The variables that leave config.yaml saying "local" while goose exports nothing (as seen here: check goose's own launch environment too). */
-function environmentChecks(env: NodeJS.ProcessEnv, base: string): Check[] {
-  const out: Check[] = [];
-  const note = ' (in this shell; goose started elsewhere may see another environment)';
-  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') {
-    out.push({ id: 'env-sdk-disabled', status: 'fail', message: `OTEL_SDK_DISABLED=true turns goose's export off${note}`, fix: 'unset OTEL_SDK_DISABLED' });
-  }
-  const exporter = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
-  if (exporter !== '' && exporter !== 'otlp') {
-    out.push({ id: 'env-traces-exporter', status: 'fail', message: `OTEL_TRACES_EXPORTER=${env.OTEL_TRACES_EXPORTER} sends traces elsewhere${note}`, fix: 'unset OTEL_TRACES_EXPORTER' });
-  }
-  for (const key of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const v = (env[key] ?? '').trim().toLowerCase();
-    if (v !== '' && v !== 'http/protobuf' && v !== 'http/json') {
-      out.push({ id: 'env-protocol', status: 'fail', message: `${key}=${env[key]}: goose skips a signal whose protocol is not HTTP${note}`, fix: `unset ${key} or set it to http/protobuf` });
-    }
-  }
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    const j = judgeEndpoint(env.OTEL_EXPORTER_OTLP_ENDPOINT, base);
-    // An override that matches is worth knowing; one that points elsewhere takes the telemetry away.
-    const { localhost, ...judged } = j;
-    // An override that matches (or says localhost for it) is worth knowing; one that points elsewhere takes the telemetry away.
-    out.push({ id: 'env-endpoint', status: judged.status === 'ok' || localhost ? 'warn' : 'fail', message: `OTEL_EXPORTER_OTLP_ENDPOINT overrides config.yaml: ${judged.message}${note}`, fix: judged.fix ?? 'unset it to let config.yaml decide' });
-  }
-  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !/\/v1\/traces\/?$/.test(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) {
-    out.push({ id: 'env-traces-endpoint', status: 'fail', message: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT} is used verbatim and lacks /v1/traces${note}`, fix: `use ${base}/v1/traces or unset it` });
-  }
-  if (out.length === 0) out.push({ id: 'environment', status: 'ok', message: `no OTEL_* variable turns the export off or redirects it${note}` });
-  out.push(...gooseSignalChecks(env, note));
-  return out;
-}
-
-/** What goose's content capture and log level mean for what reaches Beacon over OTLP. */
-function gooseSignalChecks(env: NodeJS.ProcessEnv, note: string): Check[] {
-  const capture = (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? '').trim().toLowerCase() === 'true';
-  const out: Check[] = [{
-    id: 'content-capture', status: 'ok',
-    message: capture
-      ? `content capture on: goose exports reasoning, tool arguments and results over OTLP${note}`
-      : `content capture off (goose's default): goose ≥ 1.50 exports no commands, paths or tool outcomes over OTLP — the hooks record them${note}`,
-  }];
-  // goose's logs layer takes RUST_LOG (when valid), else OTEL_LOG_LEVEL, else INFO: its security records are INFO and WARN.
-  const level = (env.RUST_LOG ?? '').split(',').find((d) => !d.includes('=') && d.trim() !== '')?.trim().toLowerCase() ?? (env.RUST_LOG ? undefined : (env.OTEL_LOG_LEVEL ?? '').trim().toLowerCase());
-  if (level === 'warn' || level === 'error' || level === 'off') {
-    out.push({ id: 'log-level', status: 'warn', message: `${env.RUST_LOG ? 'RUST_LOG' : 'OTEL_LOG_LEVEL'}=${level} keeps goose's INFO security records (egress, approvals, passed scans) from being exported${note}`, fix: 'leave RUST_LOG/OTEL_LOG_LEVEL at info or lower' });
-  }
-  return out;
 }
 
 function pluginChecks(ctx: DoctorContext): Check[] {
@@ -317,6 +251,7 @@ export function logChecks(path: string): Check[] {
       message: `${describe('otlp')}; ${describe('hook')}${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
       ...(missing.length > 0 ? { fix: 'use goose once after installing, then run beacon doctor again' } : {}),
     });
+    out.push(hookFailureCheck(log.db, BigInt(Date.now()) * 1_000_000n));
     return out;
   } finally {
     log.close();

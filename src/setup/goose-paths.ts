@@ -1,3 +1,4 @@
+import { BEACON_GOOSE_PLUGIN } from '../sources/goose/hook-health';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
@@ -15,7 +16,8 @@ export interface GooseLocations {
   settingsFiles: string[];
 }
 
-export const PLUGIN_NAME = 'beacon-endpoint';
+/** Beacon's goose plugin: goose reports hook failures by this name (sources/goose/hook-health.ts). */
+export const PLUGIN_NAME = BEACON_GOOSE_PLUGIN;
 
 export function gooseLocations(env: NodeJS.ProcessEnv, cwd: string): GooseLocations {
   const home = env.HOME || homedir();

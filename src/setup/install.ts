@@ -75,6 +75,16 @@ hook_key() {
 } 2>/dev/null
 hook_key
 export BEACON_HOOK_KEY
+# The policy provider, resolved once here where goose set it (its directory, its PATH): the collector
+# has neither, and both paths must run the same file. A name that resolves to nothing is no provider.
+case \${BEACON_POLICY_PROVIDER:-} in
+  '' | /*) ;;
+  */*) BEACON_POLICY_PROVIDER="$PWD/$BEACON_POLICY_PROVIDER"; export BEACON_POLICY_PROVIDER ;;
+  *)
+    BEACON_POLICY_PROVIDER=$(command -v "$BEACON_POLICY_PROVIDER" 2>/dev/null)
+    case $BEACON_POLICY_PROVIDER in /*) ;; *) BEACON_POLICY_PROVIDER= ;; esac
+    export BEACON_POLICY_PROVIDER ;;
+esac
 token="\${log%/*}/hook-token"
 # A collector writing this log says where it listens, and its pid, in a file of ours beside the
 # log that it removes when it stops (src/config/collector-address.ts). No file, or its collector

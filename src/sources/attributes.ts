@@ -1,3 +1,5 @@
+import { cutDeepNesting } from '../model/nesting';
+import { quoteInput } from '../model/quote-input';
 import type { AttrValue, Attributes } from '../model/span';
 
 /** A span whose GenAI attributes are invalid: it is rejected (counted in partial success), the rest of the export is kept. */
@@ -31,7 +33,7 @@ export function tokenAttr(attrs: Attributes, ...keys: string[]): number | undefi
     if (v === undefined || v === null) continue;
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
     if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v);
-    throw new SpanRejected(`${k} must be a non-negative integer, got ${JSON.stringify(v).slice(0, 40)}`);
+    throw new SpanRejected(`${k} must be a non-negative integer, got ${quoteInput(v)}`);
   }
   return undefined;
 }
@@ -42,7 +44,8 @@ export function structuredAttr(value: AttrValue | undefined): unknown {
   const t = value.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
-      return JSON.parse(value);
+      // nested deeper than redaction can walk: cut and marked, the span kept (issue 22 item 14)
+      return cutDeepNesting(JSON.parse(value) as unknown).value;
     } catch {
       return value;
     }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 export interface RunningCollector {
   url: string;
   port: number;
+  /** OTLP/gRPC's host:port, or its state (off, down) */
+  grpc: string;
   log: string;
   proc: ChildProcess;
   /** pino lines the daemon printed */
@@ -17,7 +19,9 @@ export interface RunningCollector {
 export async function startCollector(options: { log?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCollector> {
   const home = tempDir('beacon-home-');
   const log = options.log ?? join(home, 'events.db');
-  const proc = spawn(process.execPath, [BEACON_BIN, 'collector', '--port', '0', '--log', log, ...(options.args ?? [])], {
+  // OTLP/gRPC off unless a test asks for it: parallel collectors must not all reach for 4317.
+  const grpcOff = (options.args ?? []).includes('--grpc-port') ? [] : ['--grpc-port', '0'];
+  const proc = spawn(process.execPath, [BEACON_BIN, 'collector', '--port', '0', ...grpcOff, '--log', log, ...(options.args ?? [])], {
     env: { ...process.env, HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -25,6 +29,7 @@ export async function startCollector(options: { log?: string; args?: string[]; e
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
   const rl = createInterface({ input: proc.stdout! });
+  let grpc = 'off';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`collector did not start: ${stderr}`)), 15000);
     rl.on('line', (line) => {
@@ -33,6 +38,7 @@ export async function startCollector(options: { log?: string; args?: string[]; e
         const j = JSON.parse(line);
         if (j.msg === 'collector ready') {
           clearTimeout(timer);
+          grpc = j.grpc ?? 'off';
           resolve(Number(new URL(j.address).port));
         }
       } catch {
@@ -48,6 +54,7 @@ export async function startCollector(options: { log?: string; args?: string[]; e
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    grpc,
     log,
     proc,
     lines,

@@ -93,6 +93,29 @@ export const SECRET_SHAPES: SecretShape[] = [
   shape('mysql -p', `${rnd(14)}`, ([s]) => `mysql -u root -p${s} -h db app < dump.sql`),
   shape('python settings', `${rnd(50, URLSAFE)}`, ([s]) => `SECRET_KEY = '${s}'\nDEBUG = False`),
   shape('toml token', `${rnd(40, HEX)}`, ([s]) => `[registry]\ntoken = "${s}"`),
+  // issue 22 item 9: shapes that reached the log verbatim on all three paths
+  shape('aws configure set secret', rnd(40, B64), ([s]) => `aws configure set aws_secret_access_key ${s}`),
+  shape('bare aws secret key', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCY' + rnd(10, B64), ([s]) => `the key is ${s} (rotate it)`),
+  shape('PGPASSWORD env', `${rnd(14)}`, ([s]) => `PGPASSWORD=${s} psql -h db.internal -U app app`),
+  shape('s3 presigned url', rnd(64, HEX), ([s]) => `curl "https://acme.s3.amazonaws.com/a.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=${s}"`),
+  shape('.netrc password', `${rnd(20)}`, ([s]) => `machine api.acme.dev\n  login deploy\n  password ${s}\n`),
+  shape('.netrc one line', `${rnd(18)}`, ([s]) => `machine git.acme.dev login ci password ${s}`),
+  shape('postgres url, # in password', `Ab#${rnd(10)}`, ([s]) => `psql postgres://app:${s}@db:5432/prod`),
+  shape('mongodb srv url, @ and % in password', `p@${rnd(6)}%2F${rnd(6)}`, ([s]) => `mongosh "mongodb+srv://admin:${s}@cluster0.mongodb.net/test"`),
+  shape('https userinfo, ^ and # in password', `d^${rnd(8)}#${rnd(4)}`, ([s]) => `git clone https://deploy:${s}@git.acme.dev/acme/api.git`),
+];
+
+/**
+ * Secrets in structured arguments (parsed JSON, as hooks and OTLP tool calls carry them): the
+ * secret is where a structure puts it, not in a string's form (issue 22 item 9).
+ */
+export const STRUCTURED_SHAPES: { name: string; value: Record<string, unknown>; secrets: string[] }[] = [
+  ((k) => ({ name: 'token as a JSON key', value: { [k]: { scopes: ['repo'] } }, secrets: [k] }))(`ghp_${rnd(36)}`),
+  ((a, b) => ({ name: 'tokens array', value: { tokens: [a, b] }, secrets: [a, b] }))(rnd(24), rnd(24)),
+  ((v) => ({ name: 'key named sig', value: { url: 'https://acme.blob.core.windows.net/c', sig: v }, secrets: [v] }))(rnd(43, B64)),
+  ((v) => ({ name: 'key named private', value: { kty: 'OKP', private: v }, secrets: [v] }))(rnd(43, URLSAFE)),
+  ((v) => ({ name: 'key named pin', value: { card: 'visa', pin: v }, secrets: [v] }))(rnd(6, '0123456789')),
+  ((v) => ({ name: 'key named otp_code', value: { user: 'bob', otp_code: v }, secrets: [v] }))(rnd(8, '0123456789')),
 ];
 
 export interface NearMiss {
@@ -125,6 +148,13 @@ export const NEAR_MISSES: NearMiss[] = [
   { name: 'random looking id', text: 'request id msg_01XFDUDYJgAACzvnptvVoYEL completed' },
   { name: 'auth in prose', text: 'The author fixed the auth flow yesterday.' },
   { name: 'keyboard shortcut json', text: '{"key": "ctrl+s", "command": "save"}' },
+  { name: 'forty character path', text: 'cat src/components/Button/ButtonGroupItem.tsx' },
+  { name: 'sha1 hex', text: 'blob da39a3ee5e6b4b0d3255bfef95601890afd80709 ok' },
+  { name: 'aws configure region', text: 'aws configure set region eu-west-1' },
+  { name: 'netrc-like prose', text: 'The machine asks for a login and a password at boot.' },
+  { name: 'url with port and at-path', text: 'npm i https://registry.acme.dev:8443/pkg@1.2.3' },
+  { name: 'max and input tokens counts', text: '{"tokens": 512, "max_tokens": 1024}' },
+  { name: 'private flag', text: '{"name": "app", "private": true}' },
 ];
 
 /** The first part of `secret` found in `haystack` (the whole, or any 12-character piece), if any. */

@@ -212,7 +212,7 @@ describe('beacon doctor <agent> and --send-test <agent>', () => {
     });
   }
 
-  it('names the traps: Codex with OTEL_EXPORTER_OTLP_COMPRESSION, Gemini on gRPC, Claude with no protocol', async (t) => {
+  it('names the traps: Codex with OTEL_EXPORTER_OTLP_COMPRESSION, Gemini on gRPC with the collector\'s gRPC off, Claude with no protocol', async (t) => {
     const c = await startCollector();
     t.after(() => c.stop());
     const h = fakeHome();
@@ -223,8 +223,9 @@ describe('beacon doctor <agent> and --send-test <agent>', () => {
     assert.match(gz.stdout, /\[FAIL\] codex-compression\s+OTEL_EXPORTER_OTLP_COMPRESSION=gzip .*Codex then exports nothing at all/);
     write(join(h.home, '.gemini', 'settings.json'), '{"telemetry": {"enabled": true, "otlpEndpoint": "http://127.0.0.1:4317"}}');
     const g = beaconIn(h, ['doctor', 'gemini-cli']);
-    assert.match(g.stdout, /\[FAIL\] gemini-cli-protocol\s+otlpProtocol is unset \(gRPC, its default\)/);
-    assert.match(g.stdout, /otlpEndpoint is "http:\/\/127\.0\.0\.1:4317"/);
+    // its default protocol is gRPC and its endpoint 4317: doctor judges it as set up for OTLP/gRPC (issue 21)
+    assert.match(g.stdout, /\[FAIL\] gemini-cli-grpc\s+Gemini CLI exports over OTLP\/gRPC to http:\/\/127\.0\.0\.1:4317, but the collector's OTLP\/gRPC is off \(grpcPort 0\)/);
+    assert.match(g.stdout, /telemetry\.otlpProtocol is unset, want "grpc"/);
     write(join(h.home, '.claude', 'settings.json'), `{"env": {"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": "${c.url}"}}`);
     assert.match(beaconIn(h, ['doctor', 'claude-code']).stdout, /\[FAIL\] claude-code-protocol\s+no OTEL_EXPORTER_OTLP_PROTOCOL .*exports nothing without a protocol/);
     beaconIn(h, ['install', 'opencode']);

@@ -181,7 +181,8 @@ describe('dashboard routes (fastify inject)', () => {
     assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
   });
 
-  it('with a token: refused without it, ?token= once sets an HttpOnly SameSite=Strict cookie, the cookie then suffices', async () => {
+  // issue 22 item 16: the cookie was the token itself (sent to every port of 127.0.0.1); now it names a session
+  it('with a token: refused without it, ?token= once sets an HttpOnly SameSite=Strict session cookie that is not the token', async () => {
     const t = await app(log, { token: 'sekrit-123' });
     const h = { host: 'localhost:4318' };
     assert.equal((await t.app.inject({ url: '/sessions', headers: h })).statusCode, 403);
@@ -189,10 +190,38 @@ describe('dashboard routes (fastify inject)', () => {
     const r = await t.app.inject({ url: '/sessions?since=7d&token=sekrit-123', headers: h });
     assert.equal(r.statusCode, 303);
     assert.equal(r.headers.location, '/sessions?since=7d');
-    assert.match(String(r.headers['set-cookie']), /^beacon_dashboard=sekrit-123; Path=\/; HttpOnly; SameSite=Strict$/);
-    assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: 'beacon_dashboard=sekrit-123' } })).statusCode, 200);
+    const m = /^beacon_dashboard=([\w-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(r.headers['set-cookie']));
+    assert.ok(m, String(r.headers['set-cookie']));
+    assert.ok(!m[1]!.includes('sekrit'));
+    assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: 'beacon_dashboard=sekrit-123' } })).statusCode, 403, 'the token is no cookie');
+    // a page load replaces the session id; API calls keep it
+    const api = await t.app.inject({ url: '/api/changes', headers: { ...h, cookie: `beacon_dashboard=${m[1]}` } });
+    assert.equal(api.statusCode, 200);
+    assert.equal(api.headers['set-cookie'], undefined);
+    const page = await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${m[1]}` } });
+    assert.equal(page.statusCode, 200);
+    const next = /^beacon_dashboard=([\w-]+);/.exec(String(page.headers['set-cookie']))![1]!;
+    assert.notEqual(next, m[1]);
+    assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${next}` } })).statusCode, 200);
     assert.equal((await t.app.inject({ url: '/api/changes', headers: { ...h, authorization: 'Bearer sekrit-123' } })).statusCode, 200);
     assert.equal((await t.app.inject({ url: '/api/changes', headers: h })).statusCode, 403);
+    await t.app.close();
+    await t.writer.close();
+  });
+
+  it('a login code: given for the token (never to a page), good once', async () => {
+    const t = await app(log, { token: 'sekrit-123' });
+    const h = { host: 'localhost:4318' };
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code', headers: h })).statusCode, 403);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code', headers: { ...h, authorization: 'Bearer sekrit-123', origin: 'http://localhost:4318' } })).statusCode, 403);
+    const r = await t.app.inject({ method: 'POST', url: '/api/login-code', headers: { ...h, authorization: 'Bearer sekrit-123' } });
+    assert.equal(r.statusCode, 200);
+    const { code, expiresInSeconds } = r.json() as { code: string; expiresInSeconds: number };
+    assert.equal(expiresInSeconds, 60);
+    const first = await t.app.inject({ url: `/?code=${code}`, headers: h });
+    assert.equal(first.statusCode, 303);
+    assert.match(String(first.headers['set-cookie']), /^beacon_dashboard=/);
+    assert.equal((await t.app.inject({ url: `/?code=${code}`, headers: h })).statusCode, 403, 'used once');
     await t.app.close();
     await t.writer.close();
   });

@@ -13,7 +13,7 @@ import { jsonl, runBeacon, startCollector, type RunningCollector } from '../help
 import { runHookAsync, type HookRun } from '../helpers/hooks';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
-import { leaks, NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
+import { leaks, NEAR_MISSES, SECRET_SHAPES, STRUCTURED_SHAPES } from '../helpers/secret-corpus';
 
 /** Texts joined into chunks small enough that no limit cuts them (a cut would hide a leak). */
 function chunks(texts: string[], max = 1500): string[] {
@@ -38,8 +38,15 @@ const structured = (text: string, i: number) => ({
   command: text,
   env: { API_KEY: SECRET_SHAPES[i % SECRET_SHAPES.length]!.secrets[0]!.slice(0, 60), HOME: '/home/alice' },
   db: { password: SECRET_SHAPES[(i + 7) % SECRET_SHAPES.length]!.secrets[0]!.slice(0, 60) },
+  // issue 22 item 9: secrets that only the structure names (a token as a key, `sig`, `pin`…)
+  options: STRUCTURED_SHAPES[i % STRUCTURED_SHAPES.length]!.value,
 });
-const STRUCTURED_SECRETS = ALL.map((_, i) => ({ name: `structured ${i}`, text: '', secrets: [structured('', i).env.API_KEY, structured('', i).db.password] }));
+const STRUCTURED_SECRETS = [
+  ...ALL.map((_, i) => ({ name: `structured ${i}`, text: '', secrets: [structured('', i).env.API_KEY, structured('', i).db.password] })),
+  ...STRUCTURED_SHAPES.map((s) => ({ name: s.name, text: '', secrets: s.secrets })),
+];
+/** issue 22 item 9: a token in the agent's version (OTLP resource) and in the working directory (hooks) */
+const PAT_IN_IDS = `ghp_${'Zq7'.repeat(12)}`;
 
 const hex = (n: number, i: number) => (i.toString(16).padStart(4, '0') + 'ab'.repeat(n)).slice(0, n * 2);
 
@@ -67,14 +74,14 @@ function otlpSpans(): { spans: SpanSpec[]; resource: Record<string, string> } {
     });
   });
   // user.name is the resource attribute Beacon stores (as user.name)
-  return { spans, resource: { 'service.name': 'goose', 'service.version': '1.47.0', 'user.name': `alice ${SECRET_SHAPES.find((x) => x.name === 'postgres url')!.text}` } };
+  return { spans, resource: { 'service.name': 'goose', 'service.version': `1.47.0+${PAT_IN_IDS}`, 'user.name': `alice ${SECRET_SHAPES.find((x) => x.name === 'postgres url')!.text}` } };
 }
 
 function hookRuns(log: string): Promise<HookRun>[] {
   const runs: [string, unknown][] = [];
   ALL.forEach((text, i) => {
     const session = `hook-${i}`;
-    const tool = (name: string, input: unknown, n: number) => ({ event: 'PostToolUse', session_id: session, matcher_context: name, tool_call_id: `call_hook_${i}_${n}`, tool_name: name, tool_input: input, working_dir: '/home/alice/proj' });
+    const tool = (name: string, input: unknown, n: number) => ({ event: 'PostToolUse', session_id: session, matcher_context: name, tool_call_id: `call_hook_${i}_${n}`, tool_name: name, tool_input: input, working_dir: `/home/alice/${PAT_IN_IDS}/proj` });
     runs.push(['prompt-submit', { event: 'UserPromptSubmit', session_id: session, matcher_context: text, message: text }]);
     runs.push(['post-tool', tool('shell', structured(text, i), 1)]);
     runs.push(['post-tool', tool('edit', { path: '/home/alice/proj/.env', before: text, after: `${text}\n# edited` }, 2)]);
@@ -106,7 +113,7 @@ function streamInput(): string {
   return `${lines.join('\n')}\n`;
 }
 
-const everyShape = [...SECRET_SHAPES, ...STRUCTURED_SECRETS];
+const everyShape = [...SECRET_SHAPES, ...STRUCTURED_SECRETS, { name: 'token in version and working directory', text: '', secrets: [PAT_IN_IDS] }];
 
 describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES.length} near misses) through OTLP, hooks and stream`, () => {
   let dir: string;

@@ -154,7 +154,7 @@ describe('beacon doctor', () => {
     const r = beacon(h, ['doctor', '--json'], { PATH: `${bin}:${process.env.PATH}` });
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', goose: 'ok', 'goose-config': 'ok', environment: 'ok', 'content-capture': 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', goose: 'ok', 'goose-config': 'ok', environment: 'ok', 'content-capture': 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn', 'hook-failures': 'ok' });
   });
 
   it("says what content capture off means, and warns when goose's log level hides its INFO security records", async (t) => {

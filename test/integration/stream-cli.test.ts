@@ -18,9 +18,11 @@ describe('beacon stream goose', () => {
     const log = join(tempDir(), 'e.db');
     const r = pipe(['--log', log]);
     assert.equal(r.status, 0, r.stderr);
-    // goose's MCP notification is consumed; only the line that is not JSON is unknown
-    assert.deepEqual(jsonl(r.stdout).map((e) => e.type), ['reasoning', 'agent', 'command', 'unknown']);
-    assert.deepEqual(jsonl(r.stdout)[2], { timestamp: '2026-08-21T08:30:04.000Z', type: 'command', command: 'cargo test', exitCode: 101, isSuccess: false });
+    // goose's MCP notification is an unknown harness event, verbatim (the spec), with no Beacon record;
+    // the line that is not JSON is unknown too
+    assert.deepEqual(jsonl(r.stdout).map((e) => e.type), ['reasoning', 'agent', 'unknown', 'command', 'unknown']);
+    assert.deepEqual(jsonl(r.stdout)[2].raw, { type: 'notification', extension_id: 'developer', log: { message: 'running' } });
+    assert.deepEqual(jsonl(r.stdout)[3], { timestamp: '2026-08-21T08:30:04.000Z', type: 'command', command: 'cargo test', exitCode: 101, isSuccess: false });
     const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
     assert.ok(evs.every((e) => e.harness.collection_method === 'stream' && e.harness.name === 'goose'));
     const tool = evs.find((e) => e.gen_ai?.tool?.call?.id === 'toolu_01AbC');
@@ -73,11 +75,14 @@ describe('beacon stream goose', () => {
     assert.equal(tee.status, 0, tee.stderr);
     assert.equal(tee.stdout, input.toString());
     const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
-    assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'command.executed']);
+    // issue 22 item 14: the deep line is no longer skipped but kept as an unknown line, cut and marked
+    assert.deepEqual(evs.map((e) => e.event.action).sort(), ['agent.message', 'agent.message', 'agent.unknown', 'command.executed']);
     const printed = pipe(['--no-log'], input);
     assert.equal(printed.status, 0, printed.stderr);
-    assert.match(printed.stderr, /^beacon stream: input line 4 skipped: /m);
-    assert.deepEqual(jsonl(printed.stdout).map((e) => e.type), ['agent', 'command', 'agent']);
+    assert.doesNotMatch(printed.stderr, /skipped/);
+    const shown = jsonl(printed.stdout);
+    assert.deepEqual(shown.map((e) => e.type), ['agent', 'command', 'unknown', 'agent']);
+    assert.match(JSON.stringify(shown[2].raw), /\.\.\.\[truncated: nested too deep\]/);
   });
 
   it('--tee passes goose\'s lines through byte for byte and only records', () => {
@@ -110,6 +115,40 @@ describe('beacon stream goose', () => {
     const r = pipe(['--log', '/dev/null/e.db']);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /not recording/);
-    assert.equal(jsonl(r.stdout).length, 4);
+    assert.equal(jsonl(r.stdout).length, 5);
+  });
+});
+
+describe('beacon stream goose: goose run without -q', () => {
+  // goose prints its banner to stdout before the JSON unless -q (session/output.rs), styled when it
+  // takes stdout for a terminal: the session id and working directory name the run; no line is stored.
+  const banner = [
+    '\u001b[2mstarting session |\u001b[0m \u001b[2mprovider:\u001b[0m \u001b[36manthropic\u001b[0m \u001b[2mmodel:\u001b[0m \u001b[36mclaude-sonnet-4-5\u001b[0m',
+    '    session id: 20261201_7',
+    '    working directory: /home/alice/src/app',
+  ].join('\n');
+
+  it("takes the session id and working directory from goose's banner for the run's records, and stores no banner line", () => {
+    const log = join(tempDir(), 'e.db');
+    const r = pipe(['--log', log], Buffer.concat([Buffer.from(`${banner}\n`), readFileSync(FIXTURE)]));
+    assert.equal(r.status, 0, r.stderr);
+    const printed = jsonl(r.stdout);
+    assert.ok(!printed.some((e) => JSON.stringify(e).includes('starting session') || JSON.stringify(e).includes('20261201_7')), 'no banner line printed as an event');
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.ok(evs.length > 0);
+    assert.ok(evs.every((e) => e.session?.id === '20261201_7'), 'every record in the banner\'s session');
+    assert.ok(evs.every((e) => e.session?.working_directory === '/home/alice/src/app'));
+    assert.ok(!evs.some((e) => JSON.stringify(e).includes('starting session')), 'no banner line stored');
+    assert.equal(evs.filter((e) => e.event.action === 'agent.unknown').length, 1, 'only the fixture\'s own non-JSON line');
+  });
+
+  it('--session wins over the banner; a banner-like line after the first record is an ordinary unknown line', () => {
+    const log = join(tempDir(), 'e.db');
+    const late = Buffer.concat([readFileSync(FIXTURE), Buffer.from('    session id: forged\n')]);
+    const r = pipe(['--log', log, '--session', 'mine'], Buffer.concat([Buffer.from(`${banner}\n`), late]));
+    assert.equal(r.status, 0, r.stderr);
+    const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+    assert.ok(evs.every((e) => e.session?.id === 'mine'));
+    assert.equal(evs.filter((e) => e.event.action === 'agent.unknown').length, 2);
   });
 });

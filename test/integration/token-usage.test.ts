@@ -135,3 +135,26 @@ describe('beacon token-usage across agents', () => {
     assert.match(table.stdout, /codex/);
   });
 });
+
+describe('beacon token-usage --session: goose\'s own total beside the per-call sum (compaction has no span)', () => {
+  it('names the difference as calls without a span, in the table and in --json', () => {
+    const home = tempDir('usage-compaction-');
+    const path = join(home, 'events.db');
+    const log = EventLog.open(path);
+    storeSpans(log, traceRequest(gooseDefaultLoopTurn({ sessionId: 'c1', start: DAY1 }).spans)); // 26,450 tokens in 2 calls
+    // goose's stream `complete` for the same session counts a compaction call that had no span: 1,000 more
+    const p = new GooseStreamParser();
+    const [complete] = p.line(JSON.stringify({ type: 'complete', total_tokens: 27450, input_tokens: 27000, output_tokens: 450, cache_read_input_tokens: 23900, cache_write_input_tokens: 1500 }));
+    log.append(toRows([streamRecord(complete!, 'c1')!]).rows);
+    log.close();
+    const json = JSON.parse(runBeacon(['token-usage', '--log', path, '--session', 'c1', '--json'], { HOME: home }).stdout);
+    assert.equal(json.totals.model_calls, 2, 'the reported total is never added to the per-call sums');
+    assert.deepEqual(
+      { reported: json.session_reconciliation.reported_total_tokens, perCall: json.session_reconciliation.per_call_total_tokens, diff: json.session_reconciliation.unspanned_tokens },
+      { reported: 27450, perCall: 26450, diff: 1000 },
+    );
+    const text = runBeacon(['token-usage', '--log', path, '--session', 'c1'], { HOME: home }).stdout;
+    assert.match(text, /goose reported 27,450 tokens .* 2 recorded model calls sum to 26,450; difference 1,000 — the difference is in calls without a span, e\.g\. compaction/);
+    assert.doesNotMatch(runBeacon(['token-usage', '--log', path], { HOME: home }).stdout, /session total:/, 'only with --session');
+  });
+});

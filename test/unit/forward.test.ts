@@ -43,10 +43,12 @@ describe('forward config', () => {
       [[{ name: 'a', type: 'syslog', address: 'h:1', tls: { cert: 'c.pem' } }], /both "tls.cert" and "tls.key"/],
       [[{ name: 'a', type: 'otlp', endpoint: 'http://x', headers: { h: 'v\r\nX: 1' } }], /line break/],
       [[{ name: 'a', type: 'otlp', endpoint: 'http://x', bogus: 1 }], /unknown key "bogus"/],
+      [[{ name: 'a', type: 'otlp', endpoint: 'http://otel.corp:4318', headers: { Authorization: 'Bearer s3cr3t-value' } }], /"authorization" would go to otel\.corp:4318 in clear text/],
       [[{ name: 'a', type: 'otlp', endpoint: 'http://x' }, { name: 'a', type: 'otlp', endpoint: 'http://y' }], /two destinations/],
     ];
     for (const [v, re] of bad) assert.throws(() => parse(Array.isArray(v) ? v : [v]), re);
-    const o = parse([{ name: 'gw', type: 'otlp', endpoint: 'http://x', headers: { 'x-api-key': 'literal-secret ${env:MISSING_VAR}' } }])[0] as OtlpDestination;
+    // https: a credential header to a plain http:// endpoint off this machine is refused (issue 22 item 10)
+    const o = parse([{ name: 'gw', type: 'otlp', endpoint: 'https://x', headers: { 'x-api-key': 'literal-secret ${env:MISSING_VAR}' } }])[0] as OtlpDestination;
     assert.throws(() => resolveHeaders(o, {}), (e: Error) => /MISSING_VAR/.test(e.message) && !e.message.includes('literal-secret'));
   });
 

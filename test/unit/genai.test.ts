@@ -76,6 +76,28 @@ describe('GenAI extraction: goose opt-in loop (GOOSE_STATE_MACHINE=1)', () => {
     const tool = events.find((e) => e.record.event.category === 'command')!.record;
     assert.equal(tool.command?.command, 'ls -la');
   });
+
+  it("the turn's agent name (gen_ai.agent.name on invoke_agent: a custom agent, a recipe) on its model and tool calls", () => {
+    const turn = gooseStateMachineTurn();
+    const named = turn.spans.map((s) => (s.name === 'reply' ? { ...s, attributes: { ...s.attributes, 'gen_ai.agent.name': 'release-bot' } } : s));
+    const { events } = spanEvents(decode(traceRequest(named)));
+    assert.ok(events.length >= 2);
+    for (const e of events) assert.deepEqual(e.record.gen_ai?.agent, { name: 'release-bot' });
+  });
+
+  it("keeps what only the wrapper carries: its purpose on the child's record, its provider failure as a failed call", () => {
+    const turn = gooseStateMachineTurn();
+    const [ok] = spanEvents(decode(traceRequest(turn.spans))).events.filter((e) => e.record.event.action === 'model.invoked');
+    assert.equal((ok!.record.raw?.attributes as Record<string, unknown>)['goose.chat.purpose'], 'reply');
+    assert.equal(ok!.record.error, undefined);
+    // goose's ops_llm sets error.type (the provider's failure kind) on the wrapper only
+    const failing = turn.spans.map((s) => (s.name === 'chat' ? { ...s, attributes: { ...s.attributes, 'error.type': 'rate_limit' } } : s));
+    const [failed] = spanEvents(decode(traceRequest(failing))).events.filter((e) => e.record.event.action === 'model.invoked');
+    assert.deepEqual(failed!.record.error, { type: 'rate_limit' });
+    assert.equal(failed!.record.severity, 'high');
+    assert.equal(failed!.record.message, 'Model call failed');
+    assert.deepEqual(failed!.record.gen_ai?.usage, ok!.record.gen_ai?.usage, 'still counted once, on the child');
+  });
 });
 
 describe('GenAI extraction: attribute forms', () => {

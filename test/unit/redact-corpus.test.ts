@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { sanitizeRecord } from '../../src/redact/sanitize';
 import { redactString } from '../../src/redact/secrets';
 import type { BeaconRecord } from '../../src/model/record';
-import { leaks, NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
+import { leaks, NEAR_MISSES, SECRET_SHAPES, STRUCTURED_SHAPES } from '../helpers/secret-corpus';
 
 function record(extra: Partial<BeaconRecord>): BeaconRecord {
   return {
@@ -109,6 +109,31 @@ describe('redaction corpus, in records', () => {
     assert.ok(Buffer.byteLength(r.tool!.path!) <= 2048);
     assert.equal(r.content!.truncated, true);
     assert.equal(r.content!.redacted, undefined);
+  });
+
+  // issue 22 item 9: each leaked verbatim before (the shapes in STRUCTURED_SHAPES, the fields below)
+  for (const shape of STRUCTURED_SHAPES) {
+    it(`redacts structured arguments: ${shape.name}`, () => {
+      const r = record({ gen_ai: { tool: { call: { arguments: structuredClone(shape.value) } } } });
+      const { json } = sanitizeRecord(r);
+      assert.deepEqual(leaks(json, [{ name: shape.name, text: '', secrets: shape.secrets }]), [], json);
+    });
+  }
+
+  it('keeps counts under plural names and flags under secret-looking names', () => {
+    const args = { tokens: 512, max_tokens: 1024, private: true, pin: null };
+    const r = record({ gen_ai: { tool: { call: { arguments: structuredClone(args) } } } });
+    sanitizeRecord(r);
+    assert.deepEqual(r.gen_ai!.tool!.call!.arguments, args);
+  });
+
+  it('a token in the agent version or the working directory is redacted there too (issue 22 item 9)', () => {
+    const pat = SECRET_SHAPES.find((s) => s.name === 'github classic pat')!.secrets[0]!;
+    const r = record({ harness: { name: 'goose', version: `1.47.0+${pat}`, collection_method: 'otlp' }, session: { id: 's1', working_directory: `/tmp/${pat}/proj` }, repository: `https://${pat}@github.com/acme/api.git` });
+    const { json } = sanitizeRecord(r);
+    assert.deepEqual(leaks(json, [{ name: 'pat', text: '', secrets: [pat] }]), [], json);
+    assert.equal(r.session!.id, 's1');
+    assert.equal(r.harness.version, '1.47.0+[REDACTED]');
   });
 
   it('repository URLs lose their credentials', () => {

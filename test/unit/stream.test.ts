@@ -104,7 +104,7 @@ describe('goose stream-json → harness events', () => {
     ]);
   });
 
-  it('user text, redactedThinking, image blocks and MCP notifications are consumed; unknown records become unknown; errors are errors', () => {
+  it('user text, redactedThinking and image blocks are consumed; notifications and unknown records are unknown, verbatim (the spec); errors are errors', () => {
     const evs = strip(run([
       msg('u', 'user', [text('fix the failing test')]),
       msg('a', 'assistant', [{ type: 'redactedThinking', data: 'xxx' }, { type: 'image', data: 'AA==', mimeType: 'image/png' }]),
@@ -115,8 +115,9 @@ describe('goose stream-json → harness events', () => {
       msg('a', 'assistant', [text('partial')]),
       JSON.stringify({ type: 'error', error: 'provider overloaded' }),
     ]));
-    assert.deepEqual(evs.map((e) => e.type), ['unknown', 'unknown', 'agent', 'error']);
-    assert.deepEqual(evs[3], { type: 'error', message: 'provider overloaded' });
+    assert.deepEqual(evs.map((e) => e.type), ['unknown', 'unknown', 'unknown', 'unknown', 'agent', 'error']);
+    assert.deepEqual(evs[0], { type: 'unknown', raw: { type: 'notification', extension_id: 'developer', log: { message: 'hi' } } });
+    assert.deepEqual(evs[5], { type: 'error', message: 'provider overloaded' });
   });
 
   it("goose's documented blocks by shape: system notifications consumed (credits exhausted is an error), confirmations are approvals", () => {

@@ -13,15 +13,17 @@ import { BeaconError } from '../../model/errors';
 
 export const spec = {
   name: 'beacon collector',
-  summary: 'run the OTLP/HTTP collector in the foreground (--detach: in the background)',
-  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--detach | --stop]`,
-  description: `Runs the OTLP/HTTP collector in the foreground (service managers run it so) and writes goose's
-GenAI spans to the SQLite event log. Stops cleanly on Ctrl-C / SIGTERM. Where there is no systemd
-user session or launchd for beacon service, --detach runs it in the background (its output in
-<log>.collector.log) and --stop stops the one that writes the log; nothing restarts it.`,
+  summary: 'run the OTLP collector (HTTP and gRPC) in the foreground (--detach: in the background)',
+  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--grpc-port ${CONFIG_KEYS.grpcPort.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--detach | --stop]`,
+  description: `Runs the OTLP collector in the foreground (service managers run it so): OTLP/HTTP on --port and
+OTLP/gRPC on --grpc-port, both on --host, and writes the agents' records to the SQLite event log. Stops
+cleanly on Ctrl-C / SIGTERM. Where there is no systemd user session or launchd for beacon service,
+--detach runs it in the background (its output in <log>.collector.log) and --stop stops the one
+that writes the log; nothing restarts it.`,
   options: {
     host: configOption('host'),
     port: configOption('port'),
+    'grpc-port': configOption('grpcPort'),
     log: configOption('log'),
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
     'max-body-bytes': configOption('maxBodyBytes'),
@@ -63,7 +65,8 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     for (const f of filesOfLog(config.log)) if (!before.has(f)) rmSync(join(dirname(config.log), f), { force: true });
     throw explainListenError(e, config.host, config.port);
   });
-  logger.info({ address: service.url, log: config.log }, 'collector ready');
+  const grpc = service.grpc.health();
+  logger.info({ address: service.url, grpc: grpc.state === 'listening' ? grpc.address : grpc.state, log: config.log }, 'collector ready');
 
   return new Promise<number>((resolve) => {
     let stopping = false;

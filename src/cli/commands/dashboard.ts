@@ -41,9 +41,28 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   const up = await fetch(health, { signal: AbortSignal.timeout(1500) }).then((r) => r.status < 500, () => false);
   // a URL on stdout is a promise that it works: printed only when a collector answers there
   if (up) out(url);
-  else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")\n`);
-  if (values.open) openInBrowser(url);
+  else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")
+`);
+  if (values.open) openInBrowser(up ? await browserUrl(url, config.dashboardToken) : new URL(url).origin);
   return up ? 0 : 1;
+}
+
+/**
+ * What the browser is started with: never the token, which its command line would show every local
+ * user (/proc/PID/cmdline), but a one-use code that expires in a minute (issue 22 item 16). A
+ * collector that gives no code gets the bare URL: its page asks for the printed one.
+ */
+async function browserUrl(url: string, token: string | undefined): Promise<string> {
+  const origin = new URL(url).origin;
+  if (!token) return url;
+  try {
+    const r = await fetch(`${origin}/api/login-code`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1500) });
+    const { code } = (await r.json()) as { code?: unknown };
+    if (r.ok && typeof code === 'string' && /^[\w-]{16,64}$/.test(code)) return `${origin}/?code=${code}`;
+  } catch {
+    /* an older collector: the bare URL */
+  }
+  return `${origin}/`;
 }
 
 function openInBrowser(url: string): void {

@@ -1,13 +1,12 @@
-import { agentChecks, agentSummary } from '../../setup/agent-doctor';
+import { agentChecks, agentSummary, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { agentSendTest } from '../../setup/agent-send-test';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
-import type { Target } from '../../setup/agents/spec';
 import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
 import { defaultServiceKind, serviceState } from '../../setup/service';
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { CONFIG_OPTION, HOOKS_LOG_OPTION, collectorConfig, collectorPort } from '../setup-options';
+import { CONFIG_OPTION, HOOKS_LOG_OPTION, agentTarget, collectorConfig, collectorPort } from '../setup-options';
 
 export const spec = {
   name: 'beacon doctor',
@@ -43,14 +42,18 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port, source } = collectorPort(values.port, cfg, env);
   const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host;
-  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const targets = { http: agentTarget('http', port, cfg), grpc: agentTarget('grpc', port, cfg) };
   const cwd = process.cwd();
   let checks: Check[];
   if (agent) {
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
-    checks = [(await collectorCheck(base, ctx, 1500)).check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
-    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env)));
+    const target = configuredTarget(agent, { env, cwd }, targets);
+    const collector = await collectorCheck(base, ctx, 1500);
+    checks = [collector.check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
+    // Set up for gRPC: is the collector's gRPC listener where the agent sends?
+    if (target.protocol === 'grpc' && collector.health) checks.splice(1, 0, grpcListenerCheck(agent, target, collector.health.grpc));
+    if (values['send-test']) checks.push(...(await agentSendTest(agent, base, cfg.log, env, target)));
   } else {
     checks = await runDoctor({
       env, cwd, host, port, portSource: source,
@@ -59,7 +62,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       sendTest: values['send-test'] === true,
     });
     if (name === undefined) for (const a of AGENT_SPECS) {
-      const line = agentSummary(a, { env, cwd, target, log: cfg.log });
+      const line = agentSummary(a, { env, cwd, target: configuredTarget(a, { env, cwd }, targets), log: cfg.log });
       if (line) checks.push(line);
     }
   }

@@ -6,12 +6,12 @@ import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import type { Target } from '../../setup/agents/spec';
 import { installGoose, resolveHarness } from '../../setup/install';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { CONFIG_OPTION, HOOKS_LOG_OPTION, SCOPE_OPTION, collectorConfig, collectorPort, scopeOf } from '../setup-options';
+import { CONFIG_OPTION, HOOKS_LOG_OPTION, PROTOCOL_OPTION, SCOPE_OPTION, agentTarget, collectorConfig, collectorPort, protocolOf, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon install',
   summary: "point an agent's telemetry at Beacon (goose: its hooks plugin too); no agent: what each found would change",
-  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--scope user|project] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
+  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--scope user|project] [--protocol http|grpc] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
   description: `goose: installs its beacon-endpoint hooks plugin (hooks.json and a launcher pinning this Node.js),
 so prompts and tool calls are recorded, and — with --configure-otlp — sets the OTLP export in goose's
 config.yaml (after a timestamped backup). Without it config.yaml stays untouched and the two lines
@@ -20,11 +20,13 @@ claude-code, codex, gemini-cli, qwen-code, opencode: sets only Beacon's keys in 
 settings file, in place (comments and every other byte kept), after a timestamped backup; a value
 you set differently is refused unless --force. Variables the agent reads from its environment only
 (opencode's endpoint, all of copilot-cli) are printed with the shell file to add them to.
-Content capture (prompts, tool details) stays off unless --capture-content.
+Content capture (prompts, tool details) stays off unless --capture-content. --protocol grpc points
+claude-code, codex, gemini-cli or qwen-code at OTLP/gRPC (grpcPort, 4317) instead of OTLP/HTTP.
 With no agent: lists the agents found on this machine and what installing each would change.
 The endpoint is the installed service's port, else the config's.`,
   options: {
     scope: SCOPE_OPTION,
+    protocol: PROTOCOL_OPTION,
     'capture-content': { type: 'boolean', help: 'let the agent export prompt text and tool details (off by default)' },
     force: { type: 'boolean', help: 'replace values you set differently in the agent\'s settings (uninstall puts them back)' },
     'dry-run': { type: 'boolean', help: 'say what would change, change nothing' },
@@ -32,7 +34,7 @@ The endpoint is the installed service's port, else the config's.`,
     log: HOOKS_LOG_OPTION,
     config: CONFIG_OPTION,
   },
-  examples: ['beacon install', 'beacon install codex', 'beacon install claude-code --capture-content', 'beacon install gemini-cli --scope project', 'beacon install goose --configure-otlp'],
+  examples: ['beacon install', 'beacon install codex', 'beacon install gemini-cli --protocol grpc', 'beacon install claude-code --capture-content', 'beacon install gemini-cli --scope project', 'beacon install goose --configure-otlp'],
   positionals: ['goose', ...AGENT_IDS],
 } as const satisfies CommandSpec;
 
@@ -44,16 +46,19 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const scope = scopeOf(values.scope);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port } = collectorPort(undefined, cfg, env);
-  const target: Target = { protocol: 'http', base: `http://127.0.0.1:${port}`, port };
+  const protocol = protocolOf(values.protocol);
+  if (protocol === 'grpc' && cfg.grpcPort === 0) throw new BeaconError('usage', 'OTLP/gRPC is off in this config (grpcPort 0): set grpcPort (4317), or install with --protocol http');
+  // An agent without gRPC (opencode, Copilot CLI) is set up over HTTP when the list is shown; named, it is refused.
+  const targetFor = (a: { protocols: readonly Target['protocol'][] }): Target => agentTarget(a.protocols.includes(protocol) ? protocol : 'http', port, cfg);
   const name = positionals[0];
-  const agentOptions = { scope, env, cwd: process.cwd(), target, capture: values['capture-content'] === true, force: values.force === true };
+  const agentOptions = { scope, env, cwd: process.cwd(), capture: values['capture-content'] === true, force: values.force === true };
   if (name === undefined) {
     const found = AGENT_SPECS.map((a) => ({ a, why: detectAgent(a, { env, cwd: process.cwd() }) })).filter((f) => f.why);
     if (found.length === 0) out(`no agent found on this machine (none of ${AGENT_SPECS.flatMap((a) => a.binaries).join(', ')} on PATH, no config directory). Name one: beacon install <${['goose', ...AGENT_IDS].join('|')}>`);
     for (const { a, why } of found) {
       out(`${a.id}: ${a.title} (${why}); beacon install ${a.id} would:`);
       try {
-        for (const line of installAgent(a, { ...agentOptions, dryRun: true })) out(`  ${line.replace(/\n/g, '\n  ')}`);
+        for (const line of installAgent(a, { ...agentOptions, target: targetFor(a), dryRun: true })) out(`  ${line.replace(/\n/g, '\n  ')}`);
       } catch (e) {
         out(`  refuse: ${(e as Error).message.replace(/\n/g, '\n  ')}`);
       }
@@ -63,7 +68,8 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   }
   const agent = findAgent(name);
   if (agent) {
-    for (const line of installAgent(agent, { ...agentOptions, dryRun: values['dry-run'] === true })) out(line);
+    if (!agent.protocols.includes(protocol)) throw new BeaconError('usage', `${agent.title} exports to Beacon over ${agent.protocols.map((p) => (p === 'grpc' ? 'OTLP/gRPC' : 'OTLP/HTTP')).join(' or ')} only: drop --protocol ${protocol}`);
+    for (const line of installAgent(agent, { ...agentOptions, target: targetFor(agent), dryRun: values['dry-run'] === true })) out(line);
     return 0;
   }
   try {
@@ -72,6 +78,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
     if (!/^unsupported harness/.test((e as Error).message)) throw e;
     throw new BeaconError('usage', `unsupported agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (supported: ${['goose', ...AGENT_IDS].join(', ')})`);
   }
+  if (protocol === 'grpc') throw new BeaconError('usage', 'goose exports over OTLP/HTTP only: drop --protocol grpc');
   const { hooksBundle } = installedEntryPoints();
   const lines = installGoose(
     {

@@ -9,6 +9,7 @@ import { estimateCost, type TokenSums } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
+import { reconcileSession, reconciliationLine } from '../session-reconcile';
 import { cut, fitWidths, plural, safeCells, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 import { EventLog } from '../../store/log/event-log';
@@ -169,14 +170,17 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       }),
     },
   };
+  // With --session: goose's own session total (its newest stream report) beside the per-call sum.
+  const reconciliation = values.session !== undefined ? reconcileSession(report.stream_reports.latest[0], totals) : undefined;
   if (values.json) {
-    out(JSON.stringify(report));
+    out(JSON.stringify(reconciliation ? { ...report, session_reconciliation: reconciliation } : report));
     return 0;
   }
   out(renderTable(others ? [...report.groups, others] : report.groups, totals, by, terminalWidth(env)));
   out('');
   out(`costs: REPORTED = what a runtime itself reported (goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
   if (totals.unpriced_model_calls > 0) out(`unpriced: ${plural(totals.unpriced_model_calls, 'model call')} of ${escapeControls(totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
+  if (reconciliation) out(reconciliationLine(reconciliation));
   if (stream.count > 0) out(`stream reports: ${plural(stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`);
   return 0;
 }

@@ -1,3 +1,4 @@
+import { judgeName } from '../../redact/names';
 import { configError, fail, tlsFiles, type DestinationBase, type DestinationType, type Secrets, type TlsFiles } from '../destination';
 
 /** OTLP/HTTP logs (protobuf) to an OpenTelemetry Collector or any OTLP receiver. */
@@ -14,7 +15,7 @@ export interface OtlpDestination extends DestinationBase {
 
 export const otlpDestination: DestinationType<OtlpDestination> = {
   type: 'otlp',
-  keys: ['endpoint', 'headers', 'compression'],
+  keys: ['endpoint', 'headers', 'compression', 'allowCredentialsOverHttp'],
   // At most 512 records per request.
   maxBatchRecords: { default: 512, max: 512 },
   parse,
@@ -46,8 +47,22 @@ function parse(d: Record<string, unknown>, base: DestinationBase, where: string,
       if (/[\r\n\0]/.test(v)) throw configError(`${where}: header "${k}" holds a line break or NUL`);
     }
   }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && d.allowCredentialsOverHttp !== true) {
+    // a credential in clear text on the network (issue 22 item 10): said at start, not discovered later
+    const named = Object.keys(headers).filter((k) => judgeName(k) !== 'plain');
+    if (named.length > 0) {
+      throw configError(`${where}: header ${named.map((k) => `"${k}"`).join(', ')} would go to ${url.host} in clear text (http://): use https://, or set "allowCredentialsOverHttp": true if the network between is yours`);
+    }
+  }
+  if (d.allowCredentialsOverHttp !== undefined && typeof d.allowCredentialsOverHttp !== 'boolean') throw configError(`${where}: "allowCredentialsOverHttp" must be true or false`);
   const compression = d.compression === undefined || d.compression === 'gzip' ? 'gzip' : d.compression === 'none' ? 'none' : fail(`${where}: "compression" must be "gzip" or "none"`);
   return { ...base, type: 'otlp', url: url.toString(), headers, compression, tls: tlsFiles(d.tls, where, expandPath) || {} };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: a credential sent there does not cross a network. */
+function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Consumed, OtlpSignal } from './signal';
 export const logs: OtlpSignal<LogRecord[]> = {
   name: 'logs',
   path: '/v1/logs',
+  grpcService: 'opentelemetry.proto.collector.logs.v1.LogsService',
   items: 'log records',
   receivedCounter: 'logRecords',
   requestType: OtlpTypes.logsRequest,

@@ -21,6 +21,7 @@ const METRIC_TYPES = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summ
 export const metrics: OtlpSignal<DecodedMetrics> = {
   name: 'metrics',
   path: '/v1/metrics',
+  grpcService: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
   items: 'data points',
   receivedCounter: 'metricPoints',
   requestType: OtlpTypes.metricsRequest,

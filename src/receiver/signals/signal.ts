@@ -26,6 +26,8 @@ export interface OtlpSignal<Decoded = unknown> {
   readonly name: SignalName;
   /** the OTLP/HTTP path, e.g. `/v1/traces` */
   readonly path: string;
+  /** the OTLP/gRPC service whose `Export` method takes the same request, e.g. `opentelemetry.proto.collector.trace.v1.TraceService` */
+  readonly grpcService: string;
   /** its items as messages name them: `spans`, `log records`, `data points` */
   readonly items: string;
   /** the /health counter of items received (the names of the first /health: spans, logRecords, metricPoints) */

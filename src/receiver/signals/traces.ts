@@ -12,6 +12,7 @@ import type { Consumed, OtlpSignal } from './signal';
 export const traces: OtlpSignal<SpanRecord[]> = {
   name: 'traces',
   path: '/v1/traces',
+  grpcService: 'opentelemetry.proto.collector.trace.v1.TraceService',
   items: 'spans',
   receivedCounter: 'spans',
   requestType: OtlpTypes.traceRequest,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
+import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 const on = (v: unknown) => v === '1' || v === 'true';
 
@@ -13,7 +13,7 @@ export const claudeCode: AgentSpec = {
   title: 'Claude Code',
   aliases: ['claude', 'claude_code'],
   binaries: ['claude'],
-  protocols: ['http'],
+  protocols: ['http', 'grpc'],
   configDirs: ({ env }) => [env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude')],
   settingsFile(scope, { env, cwd }) {
     const dir = scope === 'user' ? env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude') : join(cwd, '.claude');
@@ -23,7 +23,7 @@ export const claudeCode: AgentSpec = {
     { path: ['env', 'CLAUDE_CODE_ENABLE_TELEMETRY'], value: '1', why: 'telemetry is off without it' },
     { path: ['env', 'OTEL_LOGS_EXPORTER'], value: 'otlp', why: 'its log records (model calls, tool calls) are not exported without it' },
     { path: ['env', 'OTEL_METRICS_EXPORTER'], value: 'otlp' },
-    { path: ['env', 'OTEL_EXPORTER_OTLP_PROTOCOL'], value: 'http/protobuf', why: 'Claude Code needs a protocol set: without one it exports nothing' },
+    { path: ['env', 'OTEL_EXPORTER_OTLP_PROTOCOL'], value: t.protocol === 'grpc' ? 'grpc' : 'http/protobuf', why: 'Claude Code needs a protocol set: without one it exports nothing' },
     { path: ['env', 'OTEL_EXPORTER_OTLP_ENDPOINT'], value: t.base },
     { path: ['env', 'OTEL_LOG_USER_PROMPTS'], value: capture ? '1' : '0', content: true },
     { path: ['env', 'OTEL_LOG_TOOL_DETAILS'], value: capture ? '1' : '0', content: true },
@@ -40,8 +40,10 @@ export const claudeCode: AgentSpec = {
   traps(_ctx, t, values) {
     const out: Finding[] = [];
     const protocol = values(['env', 'OTEL_EXPORTER_OTLP_PROTOCOL']);
-    if (protocol === undefined) out.push({ id: 'protocol', status: 'fail', message: 'no OTEL_EXPORTER_OTLP_PROTOCOL in its settings env: Claude Code exports nothing without a protocol', fix: `beacon install claude-code (sets http/protobuf)` });
-    else if (protocol === 'grpc') out.push({ id: 'protocol', status: 'fail', message: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this collector serves OTLP/HTTP on ${t.port}`, fix: 'beacon install claude-code --force (sets http/protobuf)' });
+    const want = t.protocol === 'grpc' ? 'grpc' : 'http/protobuf';
+    const install = `beacon install claude-code${t.protocol === 'grpc' ? ' --protocol grpc' : ''}`;
+    if (protocol === undefined) out.push({ id: 'protocol', status: 'fail', message: 'no OTEL_EXPORTER_OTLP_PROTOCOL in its settings env: Claude Code exports nothing without a protocol', fix: `${install} (sets ${want})` });
+    else if ((protocol === 'grpc') !== (t.protocol === 'grpc')) out.push({ id: 'protocol', status: 'fail', message: `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: this setup is ${PROTOCOL_NAMES[t.protocol]} on ${t.port}`, fix: `${install} --force (sets ${want})` });
     const endpoint = judgeUrl(values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']), t.base);
     if (!endpoint.ok && values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']) !== undefined) out.push({ id: 'endpoint', status: 'fail', message: `exports to ${endpoint.message}`, fix: 'beacon install claude-code --force' });
     return out;

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { getPath } from './settings-edit';
-import { homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
+import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 const codexHome = (env: NodeJS.ProcessEnv) => env.CODEX_HOME || join(homeOf(env), '.codex');
 const SIGNALS = [['exporter', 'logs'], ['trace_exporter', 'traces'], ['metrics_exporter', 'metrics']] as const;
 
 /**
  * Codex: `$CODEX_HOME/config.toml` (default `~/.codex`), its `[otel]` table — one exporter per
- * signal, each a full per-signal URL. Without `metrics_exporter` Codex sends its metrics to
+ * signal: `otlp-http` with a full per-signal URL, or `otlp-grpc` with the gRPC endpoint (one for all
+ * signals, the service names the signal). Without `metrics_exporter` Codex sends its metrics to
  * OpenAI. User scope only: Beacon does not rely on a project-scoped Codex config.
  */
 export const codex: AgentSpec = {
@@ -15,12 +16,12 @@ export const codex: AgentSpec = {
   title: 'Codex CLI',
   aliases: ['codex-cli', 'openai-codex'],
   binaries: ['codex'],
-  protocols: ['http'],
+  protocols: ['http', 'grpc'],
   configDirs: ({ env }) => [codexHome(env)],
   settingsFile: (scope, { env }) => (scope === 'user' ? { format: 'toml', path: join(codexHome(env), 'config.toml') } : undefined),
   keys: (t, capture) => [
     ...SIGNALS.map(([key, signal]) => ({
-      path: ['otel', key], value: { 'otlp-http': { endpoint: `${t.base}/v1/${signal}`, protocol: 'binary' } },
+      path: ['otel', key], value: t.protocol === 'grpc' ? { 'otlp-grpc': { endpoint: t.base } } : { 'otlp-http': { endpoint: `${t.base}/v1/${signal}`, protocol: 'binary' } },
       ...(key === 'metrics_exporter' ? { why: 'without it Codex sends its metrics to OpenAI' } : key === 'exporter' ? { why: 'its log records (model calls, tool calls) are what Beacon reads' } : {}),
     })),
     { path: ['otel', 'log_user_prompt'], value: capture, content: true },
@@ -38,9 +39,13 @@ export const codex: AgentSpec = {
     for (const [key, signal] of SIGNALS) {
       const v = values(['otel', key]);
       if (v === undefined) continue;
-      const url = getPath(v, ['otlp-http', 'endpoint']);
-      if (url === undefined && getPath(v, ['otlp-grpc']) !== undefined) out.push({ id: `${signal}-exporter`, status: 'fail', message: `[otel] ${key} is otlp-grpc: this collector serves OTLP/HTTP on ${t.port}`, fix: 'beacon install codex --force' });
-      else if (url !== undefined && !judgeUrl(url, `${t.base}/v1/${signal}`).ok) out.push({ id: `${signal}-exporter`, status: 'fail', message: `[otel] ${key} exports to ${judgeUrl(url, `${t.base}/v1/${signal}`).message} (Codex takes the full per-signal URL)`, fix: 'beacon install codex --force' });
+      const kind = t.protocol === 'grpc' ? 'otlp-grpc' : 'otlp-http';
+      const other = t.protocol === 'grpc' ? 'otlp-http' : 'otlp-grpc';
+      const want = t.protocol === 'grpc' ? t.base : `${t.base}/v1/${signal}`;
+      const fix = `beacon install codex${t.protocol === 'grpc' ? ' --protocol grpc' : ''} --force`;
+      const url = getPath(v, [kind, 'endpoint']);
+      if (url === undefined && getPath(v, [other]) !== undefined) out.push({ id: `${signal}-exporter`, status: 'fail', message: `[otel] ${key} is ${other}: this setup is ${PROTOCOL_NAMES[t.protocol]} on ${t.port}`, fix });
+      else if (url !== undefined && !judgeUrl(url, want).ok) out.push({ id: `${signal}-exporter`, status: 'fail', message: `[otel] ${key} exports to ${judgeUrl(url, want).message}${t.protocol === 'http' ? ' (Codex takes the full per-signal URL)' : ''}`, fix });
     }
     return out;
   },

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
+import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 /**
  * Gemini CLI and its fork Qwen Code: `telemetry` in `~/.<dir>/settings.json` (project scope:
- * `./.<dir>/settings.json`). Their default is gRPC on 4317; over HTTP they send OTLP/JSON only.
+ * `./.<dir>/settings.json`). Their default is gRPC on 4317 (`otlpProtocol: grpc`, protobuf); over HTTP
+ * they send OTLP/JSON only. Beacon serves both; install sets the one chosen (`--protocol`, HTTP first).
  * `logPrompts` defaults to true in both, so Beacon sets it explicitly.
  */
 export function geminiStyleAgent(o: { id: string; title: string; aliases: string[]; bin: string; dir: string; envPrefix: string; service: string; eventPrefix: string }): AgentSpec {
@@ -12,14 +13,14 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
     title: o.title,
     aliases: o.aliases,
     binaries: [o.bin],
-    protocols: ['http'],
+    protocols: ['http', 'grpc'],
     configDirs: ({ env }) => [join(homeOf(env), o.dir)],
     settingsFile: (scope, { env, cwd }) => ({ format: 'json', path: join(scope === 'user' ? homeOf(env) : cwd, o.dir, 'settings.json') }),
     keys: (t, capture) => [
       { path: ['telemetry', 'enabled'], value: true, why: 'telemetry is off without it' },
       { path: ['telemetry', 'target'], value: 'local' },
       { path: ['telemetry', 'otlpEndpoint'], value: t.base },
-      { path: ['telemetry', 'otlpProtocol'], value: 'http', why: `its default is gRPC (port 4317); this collector serves OTLP/HTTP` },
+      { path: ['telemetry', 'otlpProtocol'], value: t.protocol, why: t.protocol === 'http' ? `its default is gRPC (port 4317); this setup is OTLP/HTTP` : 'the endpoint is OTLP/gRPC' },
       { path: ['telemetry', 'logPrompts'], value: capture, content: true },
     ],
     envLines: () => [],
@@ -30,10 +31,12 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
       const e = (k: string) => env[`${o.envPrefix}_${k}`];
       if ((e('ENABLED') ?? '').toLowerCase() === 'false' || e('ENABLED') === '0') out.push({ id: 'env', status: 'fail', message: `${o.envPrefix}_ENABLED=${e('ENABLED')} in this shell turns its telemetry off`, fix: `unset ${o.envPrefix}_ENABLED` });
       if (e('OTLP_ENDPOINT') && !judgeUrl(e('OTLP_ENDPOINT'), t.base).ok) out.push({ id: 'env', status: 'fail', message: `${o.envPrefix}_OTLP_ENDPOINT in this shell overrides the settings: ${judgeUrl(e('OTLP_ENDPOINT'), t.base).message}`, fix: `unset ${o.envPrefix}_OTLP_ENDPOINT` });
-      if (e('OTLP_PROTOCOL') && e('OTLP_PROTOCOL') !== 'http') out.push({ id: 'env', status: 'fail', message: `${o.envPrefix}_OTLP_PROTOCOL=${e('OTLP_PROTOCOL')} in this shell overrides the settings: this collector serves OTLP/HTTP`, fix: `unset ${o.envPrefix}_OTLP_PROTOCOL` });
+      if (e('OTLP_PROTOCOL') && e('OTLP_PROTOCOL') !== t.protocol) out.push({ id: 'env', status: 'fail', message: `${o.envPrefix}_OTLP_PROTOCOL=${e('OTLP_PROTOCOL')} in this shell overrides the settings: this setup is ${PROTOCOL_NAMES[t.protocol]}`, fix: `unset ${o.envPrefix}_OTLP_PROTOCOL` });
       const protocol = values(['telemetry', 'otlpProtocol']);
-      if (protocol !== 'http') out.push({ id: 'protocol', status: 'fail', message: `otlpProtocol is ${protocol === undefined ? 'unset (gRPC, its default)' : JSON.stringify(protocol)}: this collector serves OTLP/HTTP on ${t.port}`, fix: `beacon install ${o.id}${protocol === undefined ? '' : ' --force'}` });
-      else out.push({ id: 'wire', status: 'ok', message: `${o.title} over HTTP sends OTLP/JSON only (no protobuf): Beacon reads it` });
+      const install = `beacon install ${o.id}${t.protocol === 'grpc' ? ' --protocol grpc' : ''}`;
+      if ((protocol ?? 'grpc') !== t.protocol) out.push({ id: 'protocol', status: 'fail', message: `otlpProtocol is ${protocol === undefined ? 'unset (gRPC, its default)' : JSON.stringify(protocol)}: this setup is ${PROTOCOL_NAMES[t.protocol]} on ${t.port}`, fix: `${install}${protocol === undefined ? '' : ' --force'}` });
+      else if (t.protocol === 'http') out.push({ id: 'wire', status: 'ok', message: `${o.title} over HTTP sends OTLP/JSON only (no protobuf): Beacon reads it` });
+      else out.push({ id: 'wire', status: 'ok', message: `${o.title} over gRPC sends protobuf to ${t.base}` });
       return out;
     },
     testRecord: (session, now) => ({

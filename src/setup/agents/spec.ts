@@ -9,13 +9,15 @@ import type { SettingsFormat } from './settings-edit';
  * for `beacon doctor --send-test`. Adding an agent is one module like this and one registry line.
  */
 
-/** How the agent reaches the collector. Only OTLP/HTTP is served today; 'grpc' is the next value. */
-export type Protocol = 'http';
+/** How the agent reaches the collector: OTLP/HTTP (its port) or OTLP/gRPC (`grpcPort`, 4317). */
+export type Protocol = 'http' | 'grpc';
+
+export const PROTOCOL_NAMES: Record<Protocol, string> = { http: 'OTLP/HTTP', grpc: 'OTLP/gRPC' };
 
 /** The collector an install points the agent at. */
 export interface Target {
   protocol: Protocol;
-  /** the OTLP/HTTP base URL, http://127.0.0.1:<port> */
+  /** the base URL of that transport: http://127.0.0.1:<port> (OTLP/HTTP) or http://127.0.0.1:<grpcPort> (OTLP/gRPC) */
   base: string;
   port: number;
 }
@@ -146,6 +148,6 @@ export function judgeUrl(value: unknown, want: string): { ok: boolean; message: 
   } catch {
     return { ok: false, message: `"${value}" is not a URL` };
   }
-  if (url.port === '4317') return { ok: false, message: `${value} is the OTLP/gRPC port: this collector serves OTLP/HTTP on ${new URL(want).port}` };
+  if (url.port === '4317' && new URL(want).port !== '4317') return { ok: false, message: `${value} is the OTLP/gRPC port: this setup wants OTLP/HTTP on ${new URL(want).port} (or beacon install --protocol grpc)` };
   return { ok: false, message: `${value}, not this collector's ${want}` };
 }

@@ -3,6 +3,7 @@ import { callEventId, freshEventId, invocationEventId } from '../../model/event-
 import type { NormalizedEvent } from '../../model/record';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
+import { HOOK_FAILED } from './hook-health';
 import { gitBranch } from './git';
 import type { GoosePayload, Subcommand } from './hook-payload';
 
@@ -36,7 +37,7 @@ export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): Norm
       return [ev];
     }
     case 'pre-tool-result':
-      return chainDenial(p, ctx);
+      return p.decision === 'allow' && p.policy_evaluated === false ? failedOpen(p, ctx) : chainDenial(p, ctx);
     case 'prompt-submit': {
       const ev = simple(p, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
       if (p.message !== undefined && p.message !== '') {
@@ -105,6 +106,26 @@ function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
   r.approval = { required: true, decision: 'deny', ...(p.reason ? { reason: p.reason } : {}) };
   r.policy = { ...(p.blocked_by ? { name: p.blocked_by } : {}), decision: 'deny', enforcement: 'enforce', ...(p.reason ? { reason: p.reason } : {}) };
   if (hookFailure) r.error = { type: 'hook_failure' };
+  const name = p.tool_name ?? '';
+  const cls = classifyGooseTool(name, p.tool_input, { withDiff: false, failed: false });
+  if (!('consumed' in cls)) applyToolClassification(r, cls);
+  r.gen_ai = { tool: { name, ...(p.tool_call_id ? { call: { id: p.tool_call_id } } : {}) } };
+  return [ev];
+}
+
+/**
+ * goose's PreToolUseResult allow with `policy_evaluated: false`: no PreToolUse hook completed (Beacon's
+ * own timed out, crashed or was not run; `on_failure: allow` gives no cause), so the call went ahead
+ * unchecked. A `hook.failed` record under the call's id (severity medium, the cause), never silence.
+ */
+function failedOpen(p: GoosePayload, ctx: Context): NormalizedEvent[] {
+  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, HOOK_FAILED, p.tool_call_id) : invocationId(ctx, HOOK_FAILED);
+  const ev = base(p, ctx, HOOK_FAILED, 'hook', 'Tool call ran unchecked: no PreToolUse hook completed', id);
+  const r = ev.record;
+  r.severity = 'medium';
+  r.error = { type: 'policy_not_evaluated' };
+  r.policy = { decision: 'allow', enforcement: 'none', reason: 'no PreToolUse hook completed (policy_evaluated: false)' };
+  r.raw = { cause: p.cause ?? 'policy_not_evaluated', hook_event: 'PreToolUse' };
   const name = p.tool_name ?? '';
   const cls = classifyGooseTool(name, p.tool_input, { withDiff: false, failed: false });
   if (!('consumed' in cls)) applyToolClassification(r, cls);

@@ -1,3 +1,5 @@
+import { cutDeepNesting } from '../../model/nesting';
+
 /** goose's hook payload (HookContext), as goose 1.47+ sends it on stdin. Unset fields are omitted. */
 export interface GoosePayload {
   event?: string;
@@ -13,6 +15,8 @@ export interface GoosePayload {
   blocked_by?: string;
   reason?: string;
   cause?: string;
+  /** PreToolUseResult (goose ≥ 1.50): false when no PreToolUse hook completed — an allow then means unchecked */
+  policy_evaluated?: boolean;
 }
 
 export const SUBCOMMANDS = ['session-start', 'prompt-submit', 'pre-tool', 'pre-tool-result', 'post-tool', 'stop', 'session-end'] as const;
@@ -31,7 +35,8 @@ export function parsePayload(text: string): GoosePayload {
     throw new Error(`hook payload is not valid JSON (${Buffer.byteLength(text)} bytes)`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('hook payload is not a JSON object');
-  const o = v as Record<string, unknown>;
+  // nested deeper than any walk after this can follow: cut and marked, the event kept (issue 22 item 14)
+  const o = cutDeepNesting(v as Record<string, unknown>).value;
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   // matcher_context is deliberately ignored: on UserPromptSubmit it is the prompt text again.
   return {
@@ -47,5 +52,6 @@ export function parsePayload(text: string): GoosePayload {
     blocked_by: str('blocked_by'),
     reason: str('reason'),
     cause: str('cause'),
+    ...(typeof o.policy_evaluated === 'boolean' ? { policy_evaluated: o.policy_evaluated } : {}),
   };
 }

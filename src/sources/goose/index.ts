@@ -1,11 +1,12 @@
 import { isGooseName } from '../../model/harness';
-import type { Attributes } from '../../model/span';
+import type { Attributes, SpanRecord } from '../../model/span';
 import { extractGenAiSpans } from '../otel-genai/spans';
 import type { SpanProfile } from '../otel-genai/profile';
 import type { Extraction, Source } from '../source';
 import { extractLogEvents } from './log-records';
 import { extractMetricEvents } from './metric-points';
 import { classifyGooseTool } from './tools';
+import { hookFailureFromSpan } from './hook-health';
 import { GOOSE_USAGE } from './usage';
 
 const PROFILE: SpanProfile = { harness: 'goose', usage: GOOSE_USAGE, classifyTool: classifyGooseTool };
@@ -37,13 +38,40 @@ function keepInstanceName<T extends { resource: Attributes }>(items: readonly T[
   return out;
 }
 
+/**
+ * goose names the agent of a turn on its `invoke_agent` span (`gen_ai.agent.name`: a custom agent's
+ * name, else the recipe's title, else `goose`); the turn's model and tool calls carry it too.
+ */
+function withAgentName(spans: readonly SpanRecord[], got: Extraction): Extraction {
+  const names = new Map<string, string>();
+  for (const s of spans) {
+    const name = s.attributes['gen_ai.agent.name'];
+    if (s.attributes['gen_ai.operation.name'] === 'invoke_agent' && typeof name === 'string' && name !== '') names.set(s.traceId, name);
+  }
+  if (names.size === 0) return got;
+  for (const ev of got.events) {
+    const name = ev.record.trace?.id ? names.get(ev.record.trace.id) : undefined;
+    if (name) ev.record.gen_ai = { ...ev.record.gen_ai, agent: { name } };
+  }
+  return got;
+}
+
+/** Beacon's own hooks failing inside goose (its `execute_hook` spans), beside the turn's events. */
+function withHookFailures(spans: readonly SpanRecord[], got: Extraction): Extraction {
+  for (const s of spans) {
+    const ev = hookFailureFromSpan(s);
+    if (ev) got.events.push(ev);
+  }
+  return got;
+}
+
 export const goose: Source = {
   harness: 'goose',
   // OTEL_SERVICE_NAME replaces goose's service.name; its service.namespace stays "goose" (otel/otlp.rs).
   matches: (resource: Attributes) => resource['service.namespace'] === 'goose' || (typeof resource['service.name'] === 'string' && isGooseName(resource['service.name'])),
   usage: GOOSE_USAGE,
   classifyTool: classifyGooseTool,
-  spans: (spans) => keepInstanceName(spans, (group) => extractGenAiSpans(group, PROFILE)),
+  spans: (spans) => keepInstanceName(spans, (group) => withHookFailures(group, withAgentName(group, extractGenAiSpans(group, PROFILE)))),
   logs: (records) => keepInstanceName(records, (group) => ({ events: extractLogEvents(group).events, rejected: [] })),
   metrics: (points) => keepInstanceName(points, (group) => ({ events: extractMetricEvents(group), rejected: [] })).events,
 };

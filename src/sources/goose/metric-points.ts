@@ -22,6 +22,9 @@ const COUNTERS: Record<string, readonly string[]> = {
   'goose.session_completions': ['session_type', 'exit_type'],
   'goose.session_duration_ms': ['session_type'],
   'goose.session_tokens': ['session_type'],
+  // goose-cli cli.rs, goose-server, scheduler (goose ≥ 1.50): recipe runs by recipe, CLI commands by name
+  'goose.recipe_runs': ['recipe_name', 'recipe_version', 'session_type', 'interface'],
+  'goose.cli_commands': ['command'],
 };
 
 /**

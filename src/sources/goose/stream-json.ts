@@ -1,3 +1,4 @@
+import { cutDeepNesting } from '../../model/nesting';
 import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
 import type { Line } from '../../stream/lines';
 import { harnessToolEvent } from './stream-tools';
@@ -44,8 +45,22 @@ interface Inference {
  * pending text replaces it, any other is appended; the pending text is flushed when the kind or id
  * changes, at a tool event, at `complete`, at `error` and at the end.
  */
+/** What goose's startup banner said (printed to stdout before the JSON unless `goose run -q`). */
+export interface GooseBanner {
+  sessionId?: string;
+  workingDirectory?: string;
+}
+
+/** ANSI SGR sequences: goose styles its banner when it thinks stdout is a terminal. */
+const SGR = /\u001b\[[0-9;]*m/g;
+const BANNER_START = /^(starting|resuming) session \|/;
+const BANNER_FIELD = /^\s+(session id|working directory):\s+(.+?)\s*$/;
+
 export class GooseStreamParser {
   private pending?: Pending;
+  /** goose's startup banner: its session id and working directory, for the run's records */
+  readonly banner: GooseBanner = {};
+  private sawRecord = false;
   private readonly open = new Map<string, OpenTool>();
   private readonly options: Required<Omit<ParserOptions, 'sessionId'>> & { sessionId?: string };
   /** the last `complete` seen: session-cumulative usage as goose reports it */
@@ -61,17 +76,21 @@ export class GooseStreamParser {
     if (l.text.trim() === '') return [];
     let rec: unknown;
     try {
-      rec = JSON.parse(l.text);
+      rec = cutDeepNesting(JSON.parse(l.text) as unknown).value; // issue 22 item 14
     } catch {
+      if (!this.sawRecord && this.bannerLine(l.text)) return [];
       return [this.unknown(l.text)];
     }
+    this.sawRecord = true;
     if (!isObj(rec)) return [this.unknown(rec)];
     switch (rec.type) {
       case 'message':
         return isObj(rec.message) ? this.message(rec.message) : [this.unknown(rec)];
       case 'notification':
-        // an MCP server's log or progress notification: shown by goose's UI, not an agent action
-        return isNotification(rec) ? [] : [this.unknown(rec)];
+        // The spec: a notification is surfaced verbatim as an unknown harness event, never parsed from
+        // prose. An MCP server's log or progress notification (its known shapes) is not an agent
+        // action, so it gets no Beacon record; any other shape is recorded as agent.unknown.
+        return [this.emit({ type: 'unknown', raw: rec }, undefined, isNotification(rec) ? { unrecorded: true } : {})];
       case 'error':
         return [...this.flush(), this.emit({ type: 'error', message: str(rec.error) ?? JSON.stringify(rec.error ?? null) })];
       case 'complete': {
@@ -88,6 +107,21 @@ export class GooseStreamParser {
       default:
         return [this.unknown(rec)];
     }
+  }
+
+  /**
+   * A line of goose's startup banner (`starting session | provider: … model: …`, then the session id
+   * and working directory, indented): consumed, its session id and directory kept. Only before the
+   * first JSON record, so an agent's own output can never pose as one.
+   */
+  private bannerLine(text: string): boolean {
+    const t = text.replace(SGR, '');
+    if (BANNER_START.test(t)) return true;
+    const m = BANNER_FIELD.exec(t);
+    if (!m) return false;
+    if (m[1] === 'session id') this.banner.sessionId = m[2];
+    else this.banner.workingDirectory = m[2];
+    return true;
   }
 
   /** End of stream (with or without `complete`): pending text and unanswered requests are reported. */

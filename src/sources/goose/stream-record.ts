@@ -12,8 +12,19 @@ import type { StreamEvent } from '../../model/harness-event';
  * `harness.collection_method = stream`. Tool calls use the taxonomy shared with the hook and OTLP
  * paths, and carry goose's tool call id, which joins them to those paths' events.
  */
-export function streamRecord(ev: StreamEvent, sessionId?: string, runId?: string): NormalizedEvent | undefined {
+export function streamRecord(ev: StreamEvent, sessionId?: string, runId?: string, workingDirectory?: string): NormalizedEvent | undefined {
+  const rec = recordOf(ev, sessionId, runId);
+  // goose's banner names the run's directory: like the hook path, it is the session's and the repository.
+  if (rec && workingDirectory) {
+    rec.record.session = { ...rec.record.session, working_directory: workingDirectory };
+    rec.record.repository = workingDirectory;
+  }
+  return rec;
+}
+
+function recordOf(ev: StreamEvent, sessionId?: string, runId?: string): NormalizedEvent | undefined {
   const d = ev.detail;
+  if (d.unrecorded) return undefined;
   const h = ev.harness;
   const ms = h ? Date.parse(h.timestamp) : NaN;
   const ns = BigInt(Number.isNaN(ms) ? Date.now() : ms) * 1_000_000n;
@@ -104,7 +115,7 @@ function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: b
 function base(ns: bigint, action: string, category: string, id: string, sessionId: string | undefined, message: string): BeaconRecord {
   const r = newRecord({ timeUnixNano: ns, action, category, id, harness: { name: 'goose', collection_method: 'stream' }, message });
   r.user = localUser();
-  // goose prints no session id: events carry one only when the user passes --session.
+  // The session: --session, else the id goose's banner printed (none with `goose run -q`).
   if (sessionId !== undefined) r.session = { id: sessionId };
   return r;
 }

@@ -1,0 +1,189 @@
+import type * as GrpcJs from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { QueuedEventSink } from '../ingest/sink';
+import { BeaconError, isBeaconError } from '../model/errors';
+import type { GrpcHealth, ReceiverCounters } from '../model/health';
+import { STATUS_TABLE } from '../model/status-table';
+import type { InFlightBytes } from './admission';
+import { countExport, newReceiverCounters } from './counters';
+import { decodeExport, type DecodeLimits } from './decode';
+import { NO_EXPORT } from './plugin';
+import { OtlpTypes } from './proto-root';
+import { encodeExportResponse } from './reply';
+import { SIGNALS } from './signals/registry';
+import type { OtlpSignal } from './signals/signal';
+
+export interface OtlpGrpcOptions extends DecodeLimits {
+  host: string;
+  /** 0: OTLP/gRPC is off */
+  port: number;
+  /** the same sink as OTLP/HTTP: an export is answered after its commit */
+  sink: QueuedEventSink;
+  logger: Logger;
+  maxPendingExports: number;
+  /** the one in-flight budget OTLP/HTTP exports take from (admission by bytes across both transports) */
+  budget: InFlightBytes;
+  /** the collector's totals (/health's top-level counters), counted into beside gRPC's own */
+  totals: ReceiverCounters;
+  /** after stop(): how long calls in flight may take before they are cancelled */
+  closeGraceMs?: number;
+}
+
+export interface OtlpGrpcReceiver {
+  health(): GrpcHealth;
+  /** the port it listens on (0 when off or down) */
+  readonly port: number;
+  /** no new calls (they get UNAVAILABLE + RetryInfo); calls in flight are answered after their commit */
+  stop(): Promise<void>;
+}
+
+const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * OTLP/gRPC: the `Export` method of TraceService, LogsService and MetricsService, served by
+ * @grpc/grpc-js (HTTP/2 framing, gzip, the message size limit after decompression). Messages stay
+ * bytes (identity serializers): the request is the same `Export*ServiceRequest` an OTLP/HTTP
+ * protobuf body is, so it takes the same path — admission, the wire count and item limit, the
+ * signal's decoder, its consume into the sink, the reply after commit — and errors map through the
+ * one status table. A port that cannot be bound leaves OTLP/HTTP running: the failure is logged
+ * and /health says `down`.
+ */
+export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcReceiver> {
+  const { logger } = options;
+  const counters = newReceiverCounters();
+  const address = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+  if (options.port === 0) return { port: 0, health: () => ({ ...counters, state: 'off', address: null }), stop: async () => {} };
+
+  // Loaded here, not at the top: only the collector serves gRPC, and the other commands start faster without it.
+  const grpc = (await import('@grpc/grpc-js')) as typeof GrpcJs;
+  // grpc-js prints its own errors to stderr ("E No address added…"); ours say it better, in the collector's log
+  grpc.setLogger({ error: (...a: unknown[]) => logger.debug({ grpc: a.map(String).join(' ') }, 'grpc-js'), info: () => {}, debug: () => {} } as unknown as Partial<Console>);
+  let closing = false;
+  /** Refusals that need no body: stopping, the writer's queue full, the in-flight budget spent. */
+  const refusal = (): BeaconError | undefined => {
+    if (closing) return new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
+    if (options.sink.pending >= options.maxPendingExports) return new BeaconError('overloaded', `${options.sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
+    if (options.budget.bytes >= options.budget.capacity) return new BeaconError('overloaded', `the in-flight limit is spent (maxBytesInFlight)`, { retryAfterSeconds: 1 });
+    return undefined;
+  };
+  const server = new grpc.Server({
+    // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
+    'grpc.max_receive_message_length': options.maxBodyBytes,
+    interceptors: [admitAtHeaders(grpc, refusal, logger)],
+  });
+  for (const signal of SIGNALS) {
+    server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call.request, callback) });
+  }
+
+  async function exportCall(signal: OtlpSignal, raw: Buffer, callback: GrpcJs.sendUnaryData<Buffer>): Promise<void> {
+    const reservation = options.budget.open();
+    try {
+      const refused = refusal(); // again: the state may have changed while the message was read
+      if (refused) throw refused;
+      reservation.grow(raw.length);
+      const decoded = await decodeExport(signal, 'protobuf', raw, undefined, options, reservation);
+      const consumed = decoded.decoded === undefined ? NO_EXPORT : await signal.consume(decoded.decoded, options.sink, logger);
+      countExport(counters, signal, decoded.items, consumed);
+      countExport(options.totals, signal, decoded.items, consumed);
+      callback(null, encodeExportResponse(signal, 'protobuf', consumed.rejected, consumed.message));
+    } catch (e) {
+      callback(grpcError(grpc, e, logger, signal.name));
+    } finally {
+      reservation.release();
+    }
+  }
+
+  const { port, failure } = await bind(grpc, server, address, logger);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    closing = true;
+    return (stopped ??= new Promise<void>((resolve) => {
+      if (failure) return resolve();
+      const force = setTimeout(() => server.forceShutdown(), options.closeGraceMs ?? 10_000);
+      server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    }));
+  };
+  const bound = failure ? address : `${address.slice(0, address.lastIndexOf(':'))}:${port}`;
+  return {
+    port,
+    health: () => ({ ...counters, state: failure ? 'down' : closing ? 'stopping' : 'listening', address: bound, ...(failure ? { error: failure } : {}) }),
+    stop,
+  };
+}
+
+/**
+ * grpc-js reads a message whole before the handler sees it (up to maxBodyBytes), so admission by
+ * bytes cannot take it chunk by chunk as read-body.ts does: a call is refused at its headers
+ * instead, before its message is read, whenever it would be refused after.
+ */
+function admitAtHeaders(grpc: typeof GrpcJs, refusal: () => BeaconError | undefined, logger: Logger): GrpcJs.ServerInterceptor {
+  return (_method, call) => {
+    const intercepting: GrpcJs.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, proceed) => {
+            const refused = refusal();
+            if (refused) intercepting.sendStatus(grpcError(grpc, refused, logger) as Parameters<GrpcJs.ServerInterceptingCall['sendStatus']>[0]);
+            else proceed(metadata);
+          },
+        }),
+    });
+    return intercepting;
+  };
+}
+
+/** Listens; a failure (a port in use…) is logged and returned, never thrown: OTLP/HTTP runs without gRPC. */
+async function bind(grpc: typeof GrpcJs, server: GrpcJs.Server, address: string, logger: Logger): Promise<{ port: number; failure?: string }> {
+  try {
+    return { port: await new Promise<number>((resolve, reject) => server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p)))) };
+  } catch (e) {
+    const failure = listenFailure(address, (e as Error).message);
+    logger.error({ address }, failure);
+    server.forceShutdown();
+    return { port: 0, failure };
+  }
+}
+
+/** One signal's service with raw-bytes (de)serializers: the receiver's own wire walk and decoder read the request. */
+function serviceOf(signal: OtlpSignal): GrpcJs.ServiceDefinition {
+  const bytes = (b: Buffer) => b;
+  return {
+    Export: {
+      path: `/${signal.grpcService}/Export`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: bytes,
+      requestDeserialize: bytes,
+      responseSerialize: bytes,
+      responseDeserialize: bytes,
+      originalName: 'export',
+    },
+  };
+}
+
+/** A failure as a gRPC status: the one table's code, and a google.rpc.RetryInfo in the status details when the client should come back. */
+function grpcError(grpc: typeof GrpcJs, e: unknown, logger: Logger, signal?: string): Partial<GrpcJs.StatusObject> {
+  const err = isBeaconError(e) ? e : new BeaconError('internal', (e as Error).message, { cause: e });
+  const { http, grpc: code } = STATUS_TABLE[err.code];
+  if (http >= 500 && err.code !== 'unavailable') logger.error({ code: err.code, err: err.message, signal, transport: 'grpc' }, 'export failed');
+  const metadata = new grpc.Metadata();
+  if (err.retryAfterSeconds !== undefined) {
+    const retry = OtlpTypes.retryInfo.encode(OtlpTypes.retryInfo.create({ retryDelay: { seconds: err.retryAfterSeconds } })).finish();
+    const status = OtlpTypes.status.create({ code, message: err.message, details: [{ typeUrl: RETRY_INFO_TYPE, value: retry }] });
+    metadata.set('grpc-status-details-bin', Buffer.from(OtlpTypes.status.encode(status).finish()));
+  }
+  return { code, details: err.message, metadata };
+}
+
+/** What a failed bind means to a person: the address, and for a port in use, what to do. */
+function listenFailure(address: string, message: string): string {
+  const port = address.slice(address.lastIndexOf(':') + 1);
+  const why = /EADDRINUSE|address already in use/i.test(message)
+    ? `port ${port} is in use (another collector, or an OpenTelemetry Collector, may be listening there); stop it, or set another port with --grpc-port N (0 turns OTLP/gRPC off)`
+    : message;
+  return `OTLP/gRPC is not listening on ${address}: ${why}. OTLP/HTTP still runs.`;
+}
