@@ -1,6 +1,6 @@
 /** Readable one-line summaries of stored records, for `beacon events`. */
 import { escapeControls } from '../model/terminal';
-import { formatDisplayTime } from '../model/time';
+import { formatDisplayTime, formatDuration } from '../model/time';
 import type { Observer, TimelineItem, ToolCallRow } from '../store/queries/tool-calls';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -64,8 +64,9 @@ function callRow(c: ToolCallRow, utc: boolean): string[] {
   const detail = pick((r) => r.command?.command) ?? pick((r) => r.file?.path);
   const tool = c.toolName ?? pick((r) => r.tool?.name);
   // the id last, never cut: `beacon events --raw --tool-call ID` lists the call's records
-  const call = c.callId !== null ? `(call ${oneLine(c.callId, 40)})` : '';
-  const text = mcp ?? (tool && detail ? `${tool}: ${detail}` : detail ?? tool ?? '');
+  const call = c.callId !== null ? `(call ${oneLine(c.callId)})` : '';
+  const took = pickNumber(c, (r) => r.gen_ai?.duration_ms ?? r.command?.duration_ms);
+  const text = [mcp ?? (tool && detail ? `${tool}: ${detail}` : detail ?? tool ?? ''), took !== undefined ? `· ${tookText(took)}` : ''].filter(Boolean).join(' ');
   const cells = [
     formatDisplayTime(c.firstNs, utc),
     first.harness?.name ?? '',
@@ -73,29 +74,56 @@ function callRow(c: ToolCallRow, utc: boolean): string[] {
     c.action ?? (c.denied ? 'approval.denied' : c.failed ? 'tool.failed' : 'tool.invoked'),
     c.denied ? 'denied' : c.failed ? 'failed' : c.unfinished ? 'unfinished' : 'ok',
     first.session?.id ?? '',
-    [oneLine(text, Math.max(20, 59 - call.length)), call].filter(Boolean).join(' '),
+    [oneLine(text), call].filter(Boolean).join(' '),
     '',
   ];
   return cells.map((v) => escapeControls(String(v)));
 }
 
+/** How long a call took, from the first observation that says (the span's end, the hook's report). */
+function pickNumber(c: ToolCallRow, f: (r: Rec) => unknown): number | undefined {
+  for (const ob of c.observations) {
+    const v = f(ob.record);
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+  }
+  return undefined;
+}
+
+/** `850 ms`, `4.2 s`: the CLI's and the dashboard's one duration format */
+const tookText = (ms: number) => formatDuration(BigInt(Math.round(ms)) * 1_000_000n);
+
 function what(r: Rec): string {
   if (r.event?.action === 'model.invoked') {
     const provider = r.gen_ai?.provider?.name;
-    return [provider, r.model].filter(Boolean).join(' ');
+    const took = typeof r.gen_ai?.duration_ms === 'number' ? `· ${tookText(r.gen_ai.duration_ms)}` : '';
+    return [provider, r.model, took].filter(Boolean).join(' ');
   }
   // goose's security, egress and counter records: their message says what they found
   const call = r.gen_ai?.tool?.call?.id ? `(call ${r.gen_ai.tool.call.id})` : '';
-  if (r.network?.destination) return oneLine([r.network.direction, r.network.destination, call].filter(Boolean).join(' '), 60);
-  if (r.security) return oneLine([r.approval?.decision ?? r.security.action, r.command?.command ?? r.file?.path ?? r.tool?.name, call].filter(Boolean).join(' '), 60);
-  if (r.metric) return oneLine(r.message ?? r.metric.name, 60);
+  if (r.network?.destination) return oneLine([r.network.direction, r.network.destination, call].filter(Boolean).join(' '));
+  if (r.security) return oneLine([r.approval?.decision ?? r.security.action, r.command?.command ?? r.file?.path ?? r.tool?.name, call].filter(Boolean).join(' '));
+  if (r.metric) return oneLine(r.message ?? r.metric.name);
   const s = r.command?.command ?? r.file?.path ?? (r.mcp ? `${r.mcp.server}/${r.mcp.tool}` : undefined) ?? r.tool?.name ?? r.prompt?.text ?? r.message ?? '';
-  return oneLine(String(s), 60);
+  return oneLine(String(s));
 }
 
-function oneLine(s: string, max: number): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return cut(flat, max);
+/**
+ * WHAT on one line, never cut here: into a pipe the line is whole (a reviewer greps the command),
+ * and on a terminal the table gives WHAT the room that is left (formatTable).
+ */
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** `… (call ID)` at the end of a WHAT cell: kept whole when the text before it is cut. */
+const CALL_SUFFIX = / (\(call [^()]*\))$/;
+
+/** `cut`, except that a trailing call id stays visible: `curl http://ev… (call toolu_01)`. */
+export function cutCell(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const m = CALL_SUFFIX.exec(s);
+  if (m && max - m[1]!.length >= 9) return `${cut(s.slice(0, m.index), max - m[1]!.length - 1)} ${m[1]}`;
+  return cut(s, max);
 }
 
 /** `s` in at most `max` characters, the cut marked with … */
@@ -118,10 +146,14 @@ export function terminalWidth(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean;
  * Column widths for `rows` (header first) that fit in `maxWidth`: the shrinkable columns give up
  * characters (down to a few) until the widest row fits.
  */
-export function fitWidths(rows: string[][], maxWidth?: number, shrinkable = SHRINKABLE, fixed?: number[]): number[] {
+export function fitWidths(rows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, fixed?: number[]): number[] {
   const widths = fixed ? [...fixed] : rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   if (maxWidth === undefined) return widths;
+  // The last column is unpadded: on a terminal its header need not be wider than its cells (the
+  // header then shows its first word, `TOKENS`), which leaves the room to WHAT and SESSION.
+  const last = widths.length - 1;
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+  if (!fixed && rows.length > 1 && total() > maxWidth) widths[last] = Math.max(rows[0]![last]!.split(' ')[0]!.length, ...rows.slice(1).map((r) => r[last]!.length));
   for (const i of shrinkable) {
     const min = Math.min(widths[i]!, 8);
     const over = total() - maxWidth;
@@ -139,15 +171,51 @@ export function formatRow(r: string[], widths: number[], maxWidth?: number): str
   const line = r
     .map((c, i) => {
       const w = widths[i]!;
-      if (i === r.length - 1) return w > 0 ? cut(c, w) : c;
-      return cut(c, w).padEnd(w);
+      if (i === r.length - 1) return w > 0 ? cutCell(c.length > w && c.split(' ')[0]!.length <= w ? c.split(' ')[0]! : c, w) : c;
+      return cutCell(c, w).padEnd(w);
     })
     .join('  ')
     .trimEnd();
   return maxWidth !== undefined ? cut(line, maxWidth) : line;
 }
 
-export function formatTable(rows: string[][], maxWidth?: number, shrinkable = SHRINKABLE): string {
+/**
+ * A table for people. Every cell is recorded content, so hostile: a newline in a session id, a
+ * repository or a model name would print a forged row. Cells pass through escapeControls (a no-op
+ * on cells already escaped) before they are measured.
+ */
+export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, wrap?: WrapColumn): string {
+  const rows = safeCells(rawRows);
   const widths = fitWidths(rows, maxWidth, shrinkable);
+  if (maxWidth !== undefined && wrap && widths[wrap.column]! < Math.min(wrap.minWidth, Math.max(...rows.slice(1).map((r) => r[wrap.column]!.length)))) {
+    return wrapped(rows, maxWidth, shrinkable, wrap);
+  }
   return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
 }
+
+/** A column that moves to its own indented line under its row when the terminal leaves it too little room. */
+export interface WrapColumn {
+  column: number;
+  minWidth: number;
+}
+
+const WRAP_INDENT = '    ';
+
+/** The table without `wrap.column`, each row followed by that cell, indented, in the whole width. */
+function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number[], wrap: WrapColumn): string {
+  const without = (r: string[]) => r.filter((_, i) => i !== wrap.column);
+  const rest = rows.map(without);
+  const widths = fitWidths(rest, maxWidth, shrinkable.filter((i) => i !== wrap.column).map((i) => (i > wrap.column ? i - 1 : i)));
+  return rows
+    .flatMap((r, i) => {
+      const line = formatRow(rest[i]!, widths, maxWidth);
+      const cell = r[wrap.column]!;
+      return i === 0 || cell === '' ? [line] : [line, `${WRAP_INDENT}${cutCell(cell, maxWidth - WRAP_INDENT.length)}`];
+    })
+    .join('\n');
+}
+
+/** every cell on one line, its control characters escaped (src/model/terminal.ts) */
+export const safeCells = (rows: string[][]): string[][] => rows.map((r) => r.map((c) => escapeControls(c)));
+
+export { formatBytes } from '../model/size';

@@ -16,7 +16,7 @@ export function explainListenError(e: unknown, host: string, port: number): unkn
     return new BeaconError(
       'unavailable',
       `cannot listen on ${where}: the port is in use — another Beacon collector (the service? beacon service status), ` +
-        `or another OpenTelemetry collector (an otelcol or agent listening on 4318). ` +
+        `or another OpenTelemetry collector (an otelcol or agent listening on ${port}). ` +
         `See who holds it: ss -ltnp 'sport = :${port}' (Linux) or lsof -iTCP:${port} -sTCP:LISTEN (macOS); ` +
         `or run Beacon on another port: --port N, and point goose at it.`,
       { cause: e },

@@ -1,5 +1,6 @@
 import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
 import { CONFIG_KEYS, envName, shownDefault } from '../config/config-keys';
+import { collectorAddressPath, isRunning, readCollectorAddress } from '../config/collector-address';
 import { BeaconError } from '../model/errors';
 import { defaultServiceKind, installedServiceSettings } from '../setup/service';
 import type { Protocol, Target } from '../setup/agents/spec';
@@ -37,7 +38,23 @@ export function scopeOf(v: string | undefined): 'user' | 'project' {
  */
 export function collectorPort(flag: string | undefined, cfg: Readonly<CollectorConfig>, env: NodeJS.ProcessEnv): { port: number; source: string } {
   if (flag !== undefined) return { port: parseIntStrict(flag, '--port'), source: '--port' };
+  // A collector running on this log says where it listens (issue 24 item 4: one started with --port
+  // was not found by `beacon dashboard`): the file is what the hook launcher trusts too.
+  const running = runningCollector(cfg.log);
+  if (running) return { port: running.port, source: `the running collector's ${collectorAddressPath(cfg.log)}` };
   const svc = installedServiceSettings(defaultServiceKind(), env);
-  if (svc?.port !== undefined) return { port: svc.port, source: `the installed service (${svc.file})` };
+  if (svc?.port !== undefined) return { port: svc.port, source: `the installed service, ${svc.file}` };
   return { port: cfg.port, source: cfg.port === CONFIG_KEYS.port.default ? 'the default' : 'the config' };
+}
+
+/**
+ * The collector that writes `log`, from the address file it keeps beside it, when that process still
+ * runs (the same process: its start time, as the hook launcher checks it); undefined when there is
+ * none, or it was killed outright and left the file.
+ */
+export function runningCollector(log: string): { url: string; port: number; pid: number } | undefined {
+  const a = readCollectorAddress(log);
+  if (!a || !isRunning(a)) return undefined;
+  const m = /^http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d{1,5})$/.exec(a.url);
+  return m ? { url: a.url, port: Number(m[1]), pid: a.pid } : undefined;
 }

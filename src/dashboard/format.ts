@@ -1,3 +1,4 @@
+import { formatBytes } from '../model/size';
 /** Display formats shared by the pages. Times are UTC, as the CLI prints them. */
 export function fmtTime(ns: bigint | null | undefined): string {
   if (ns === null || ns === undefined) return '—';
@@ -13,10 +14,14 @@ export { formatDuration as fmtDuration } from '../model/time';
 
 export const fmtInt = (n: number): string => n.toLocaleString('en-US');
 
+/**
+ * Token counts in one style everywhere (tables, cards, chart axes): below 1,000 as they are, then
+ * three significant digits and a unit — `1.5 k`, `11.2 k`, `112 k`, `2.35 M` (issue 24 item 6: the
+ * pages mixed `11.2 k` and `1,500`).
+ */
 export function fmtTokens(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(1)} k`;
+  const units: [number, string][] = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+  for (const [size, unit] of units) if (Math.abs(n) >= size) return `${Number((n / size).toPrecision(3))} ${unit}`;
   return fmtInt(n);
 }
 
@@ -25,9 +30,5 @@ export function fmtUsd(x: number | null | undefined): string {
   return `$${x.toFixed(x < 1 ? 4 : 2)}`;
 }
 
-export function fmtBytes(n: number): string {
-  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
-  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
-  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(1)} KiB`;
-  return `${n} B`;
-}
+/** sizes as the CLI prints them (src/model/size.ts) */
+export const fmtBytes = formatBytes;

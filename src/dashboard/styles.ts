@@ -36,10 +36,14 @@ pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;background:#f1f3f7;p
 .diff .add{background:#e6f6ea;color:#135c2b}.diff .del{background:#fdeceb;color:#8c1d16}.diff .hunk{color:#5b3fb3;background:#f1edfb}.diff .meta{color:var(--muted)}
 details>summary{cursor:pointer;color:var(--accent)}
 svg.chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:6px}
-svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg.chart .out{fill:var(--out)}svg.chart .cr{fill:var(--cr)}svg.chart .cw{fill:var(--cw)}svg.chart line{stroke:var(--line)}
+svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg.chart .out{fill:var(--out)}svg.chart .cr{fill:var(--cr)}svg.chart .cw{fill:var(--cw)}svg.chart line{stroke:var(--line)}svg.chart line.axis,svg.chart line.tick{stroke:#aab3c0}svg.chart text.empty{font-size:14px}
 .legend{display:flex;gap:14px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
 .legend .in{background:var(--in)}.legend .out{background:var(--out)}.legend .cr{background:var(--cr)}.legend .cw{background:var(--cw)}
 .big{font-size:22px;font-weight:600}.sub{font-size:12px;color:var(--muted)}
-#sessions td:nth-child(2),#sessions td:nth-child(3),#sessions td:nth-child(10),#events td:first-child{white-space:nowrap}
+#events td:first-child{white-space:nowrap}
+#sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:anywhere}
+#sessions td.when span{white-space:nowrap}#sessions td.tools{min-width:118px}#sessions td.models{min-width:96px}#sessions td.n{white-space:nowrap}
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
+.timeline>li.depth-1{margin-left:28px}.timeline>li.depth-2{margin-left:56px}.timeline>li.depth-3{margin-left:84px}.timeline>li.depth-4{margin-left:112px}.timeline>li.depth-5{margin-left:140px}.timeline>li.depth-6{margin-left:168px}
+.took{display:inline-flex;align-items:center;gap:6px;font-size:12px;color:var(--muted);font-variant-numeric:tabular-nums}.took-bar{width:120px;height:8px;background:#eef1f6;border-radius:2px}.took-bar rect{fill:#7c4dcc}
 `;

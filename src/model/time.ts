@@ -46,22 +46,53 @@ export function formatDisplayTime(unixNano: bigint, utc = false): string {
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
+/** `s`, `sec`, `seconds`, `min`, `hours`, … → the unit's letter (as journalctl and git log spell them). */
+const UNIT_WORDS: Record<string, 's' | 'm' | 'h' | 'd' | 'w'> = {
+  s: 's', sec: 's', secs: 's', second: 's', seconds: 's',
+  m: 'm', min: 'm', mins: 'm', minute: 'm', minutes: 'm',
+  h: 'h', hr: 'h', hrs: 'h', hour: 'h', hours: 'h',
+  d: 'd', day: 'd', days: 'd',
+  w: 'w', week: 'w', weeks: 'w',
+};
+const UNIT_MS = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 };
+
+/** Midnight starting the day `days` from today's, local (or UTC). */
+function midnight(now: number, days: number, utc: boolean | undefined): number {
+  const d = new Date(now);
+  return utc ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + days) : new Date(d.getFullYear(), d.getMonth(), d.getDate() + days).getTime();
+}
+
 /**
- * Parses `--since`/`--until` values: RFC 3339 timestamps (`2026-11-30T09:00:00Z`, `…+02:00`), a
- * date or date-time without a zone — local time, as a person means it, or UTC with `utc` — or a
- * duration back from now (`90s`, `15m`, `2h`, `7d`, `2w`). Returns ns since the epoch, or an error
- * that says what is wrong (`2026-02-31` is no date; JavaScript's Date would make it March 3).
+ * The words people type for a time (journalctl's and git log's): `now`, `today`, `yesterday`,
+ * `tomorrow` (midnight, local unless `utc`), and a duration back from now with or without `ago`:
+ * `2h`, `1h ago`, `90 min ago`, `3 days ago`. Undefined when `v` is none of them.
+ */
+function timeWord(v: string, now: number, utc: boolean | undefined): number | undefined {
+  const word = v.toLowerCase();
+  if (word === 'now') return now;
+  const day = { today: 0, yesterday: -1, tomorrow: 1 }[word];
+  if (day !== undefined) return midnight(now, day, utc);
+  const rel = /^(\d+)\s*([a-z]+)(\s+ago)?$/.exec(word);
+  const unit = rel ? UNIT_WORDS[rel[2]!] : undefined;
+  if (!rel || !unit) return undefined;
+  return now - Number(rel[1]) * UNIT_MS[unit];
+}
+
+/**
+ * Parses `--since`/`--until` values — the one time parser of every command and the dashboard: RFC
+ * 3339 timestamps (`2026-11-30T09:00:00Z`, `…+02:00`), a date or date-time without a zone — local
+ * time, as a person means it, or UTC with `utc` — a duration back from now (`90s`, `15m`, `2h`,
+ * `7d`, `2w`, `1h ago`, `3 days ago`) or a word (`now`, `today`, `yesterday`, `tomorrow`). Returns
+ * ns since the epoch, or an error that says what is wrong (`2026-02-31` is no date; JavaScript's
+ * Date would make it March 3).
  */
 export function parseTimeBound(value: string, opts: { now?: number; utc?: boolean } = {}): { ns: bigint } | { error: string } {
   const now = opts.now ?? Date.now();
   const v = value.trim();
-  const rel = /^(\d+)\s*(s|m|h|d|w)$/.exec(v);
-  if (rel) {
-    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }[rel[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-    return { ns: BigInt(now - Number(rel[1]) * unit) * 1_000_000n };
-  }
+  const word = timeWord(v, now, opts.utc);
+  if (word !== undefined) return { ns: BigInt(word) * 1_000_000n };
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(v);
-  if (!m) return { error: `not a time or duration: "${value}" (use 2026-11-30, 2026-11-30T09:00, 2026-11-30T09:00:00Z or 30m, 2h, 7d)` };
+  if (!m) return { error: `not a time or duration: "${value}" (use 2026-11-30, 2026-11-30T09:00, 2026-11-30T09:00:00Z, 30m, 2h, 7d, 1h ago, today or yesterday)` };
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
   if (month < 1 || month > 12) return { error: `"${value}": there is no month ${month}` };
   if (day < 1 || day > daysIn(year, month)) return { error: `"${value}": ${m[1]}-${m[2]} has no day ${day}` };

@@ -1,7 +1,6 @@
 import { environmentChecks, judgeEndpoint } from './goose-env-checks';
 import { hookFailureCheck } from './hook-failure-check';
 export { judgeEndpoint } from './goose-env-checks';
-import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EventLog } from '../store/log/event-log';
@@ -12,6 +11,7 @@ import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
+import { foreignHookChecks, gooseBinaryCheck, isExecutable, probeLauncher } from './goose-checks';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -51,6 +51,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   checks.push(collector);
   if (ctx.service) checks.push(serviceCheck(ctx.service, collector.status !== 'fail'));
   checks.push(...forwardChecks(health?.forward));
+  checks.push(gooseBinaryCheck(ctx.env));
   checks.push(...otlpConfigChecks(ctx, base));
   checks.push(...environmentChecks(ctx.env, base));
   checks.push(...(await plugin));
@@ -78,7 +79,7 @@ type Health = Partial<HealthReport>;
 export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
   const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
-    ? 'start it: beacon collector in a terminal (there is no systemd user session here for beacon service)'
+    ? 'start it: beacon collector --detach (there is no systemd user session here for beacon service)'
     : 'start it: beacon service install, or beacon collector in a terminal';
   let r: Response;
   let body: Health = {};
@@ -113,7 +114,8 @@ export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs
   return {
     check: {
       id: 'collector', status: status === 'ok' ? 'ok' : 'warn',
-      message: `reachable at ${base}${where}${version}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
+      // one parenthesis, not `(port from the installed service (…)) (beacon 0.1.0)`
+      message: `reachable at ${base}${version ? `, beacon ${body.version}` : ''}${where}${status === 'degraded' ? ', degraded (it stores, with trouble: see /health)' : ''}${served ? `, writing ${served}` : ''}`,
     },
     health: body,
   };
@@ -123,7 +125,7 @@ function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   const message = describeServiceState(s);
   // A collector run by hand (or by another supervisor) is a choice; with none running, the service is the fix.
   if (!s.installed && collectorUp) return { id: 'service', status: 'ok', message: `${message}; the collector answering runs outside it (by hand, or another supervisor)` };
-  if (!s.installed) return { id: 'service', status: 'warn', message: `${message}: the collector runs only while you run it`, fix: s.unreachable && s.kind === 'systemd' ? 'no systemd user session here: run beacon collector (in a terminal, or your own supervisor)' : 'beacon service install' };
+  if (!s.installed) return { id: 'service', status: 'warn', message: `${message}: the collector runs only while you run it`, fix: s.unreachable && s.kind === 'systemd' ? 'no systemd user session here: beacon collector --detach (or beacon collector in a terminal, or your own supervisor)' : 'beacon service install' };
   if (s.unreachable) return { id: 'service', status: 'warn', message };
   if (!s.running) return { id: 'service', status: 'fail', message, fix: s.kind === 'systemd' ? 'systemctl --user restart beacon-collector; journalctl --user -u beacon-collector says why it stopped' : 'launchctl kickstart gui/$(id -u)/com.beacon.collector; see ~/Library/Logs/Beacon/collector.log' };
   if (!s.enabled) return { id: 'service', status: 'warn', message: `${message}: it will not start at the next login`, fix: 'beacon service install' };
@@ -167,6 +169,7 @@ async function pluginChecks(ctx: DoctorContext): Promise<Check[]> {
   if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
   else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
   else out.push(await probeLauncher(launcherOf(ours[0]!), ours.length));
+  out.push(...foreignHookChecks(active.file, commands));
   return out;
 }
 
@@ -213,23 +216,6 @@ function isStringArray(v: unknown): v is string[] {
  * Runs the hook launcher as goose does (`sh -c`, a minimal PATH like the desktop app's) with a
  * harmless `--version`: a launcher whose Node.js or bundle is gone fails here, not on every hook.
  */
-async function probeLauncher(bin: string, count: number): Promise<Check> {
-  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
-    const child = spawn('sh', ['-c', `${shellWord(bin)} --version`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d));
-    child.on('error', (error) => resolve({ status: null, signal: null, stdout, stderr, error }));
-    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
-  });
-  const said = `${r.stdout ?? ''}`.trim();
-  if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
-  const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${`${r.stderr ?? ''}`.trim() ? `: ${`${r.stderr}`.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
-  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix: 'beacon install goose (rewrites the launcher for this Node.js and install)' };
-}
-
-const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The newest event of a collection path, walking the time index from the newest (a few rows when
@@ -293,15 +279,6 @@ export function logChecks(path: string): Check[] {
 function canWrite(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
     return true;
   } catch {
     return false;

@@ -7,7 +7,8 @@ import { isGooseName } from '../model/harness';
 import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { didYouMean } from '../model/suggest';
-import { checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
+import { escapeControls } from '../model/terminal';
+import { ENDPOINT_KEY, checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
 import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
 
@@ -232,6 +233,8 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   } else {
     const view = readGooseConfig(loc.configYaml);
     if (view.endpoint === ctx.endpoint) report.push(`${loc.configYaml} already exports to ${ctx.endpoint}`);
+    // a key already there is changed, not added again: two otel_exporter_otlp_endpoint lines are a duplicate key
+    else if (view.endpoint !== undefined) report.push(`goose's config stays yours: in ${loc.configYaml} change ${ENDPOINT_KEY} from ${escapeControls(view.endpoint)} to ${ctx.endpoint} (or rerun with --configure-otlp, which edits it where it stands)`);
     else report.push(`goose's config stays yours: add these lines to ${loc.configYaml} (or rerun with --configure-otlp):\n\n${otlpSnippet(ctx.endpoint)}`);
   }
   writeState(ctx.env, state);

@@ -5,7 +5,7 @@ import { EventLog } from '../store/log/event-log';
 import { inspectLog } from '../store/log/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { commandsIn, isBeaconCommand, subcommandOf } from './hooks-file';
+import { commandsIn, isBeaconCommand, launcherOf, subcommandOf } from './hooks-file';
 
 /** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
 export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
@@ -58,8 +58,13 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
     out.push({ id: 'send-test-hook', status: 'fail', message: 'no installed pre-tool hook command to run', fix: 'beacon install goose' });
   } else {
     const payload = { event: 'PreToolUse', session_id: session, tool_call_id: `${session}-hook`, tool_name: 'beacon_doctor_test', tool_input: {}, cwd: ctx.cwd };
-    const r = spawnSync('sh', ['-c', command], { input: JSON.stringify(payload), encoding: 'utf8', timeout: 15_000, env: { PATH: '/usr/bin:/bin', HOME: ctx.env.HOME ?? '' } });
+    const run = (cmd: string, body: object) => spawnSync('sh', ['-c', cmd], { input: JSON.stringify(body), encoding: 'utf8', timeout: 15_000, env: { PATH: '/usr/bin:/bin', HOME: ctx.env.HOME ?? '' } });
+    const r = run(command, payload);
     hookRan = r.status === 0 && r.stdout.trim() === '{"decision":"allow"}';
+    // the test call is finished as goose would finish it, so sessions and the dashboard do not keep
+    // an unfinished call for every --send-test (issue 24 item 7)
+    const post = commandsIn(readFileSync(file!, 'utf8')).find((c) => isBeaconCommand(c) && subcommandOf(c) === 'post-tool');
+    if (hookRan && post) run(post, { ...payload, event: 'PostToolUse', tool_response: { status: 'ok' } });
     if (!hookRan) out.push({ id: 'send-test-hook', status: 'fail', message: `the hook command exited ${r.status ?? r.signal} and answered "${(r.stdout ?? '').trim().slice(0, 80)}"${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`, fix: 'beacon install goose' });
   }
 
@@ -83,7 +88,7 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
   }
   if (hookRan) {
     out.push(methods.has('hook')
-      ? { id: 'send-test-hook', status: 'ok', message: `a test hook event reached ${ctx.log} through ${command!.split(' ')[0]}` }
+      ? { id: 'send-test-hook', status: 'ok', message: `a test hook event reached ${ctx.log} through ${launcherOf(command!)}` }
       : { id: 'send-test-hook', status: 'fail', message: `the hook answered but its event is not in ${ctx.log}: the hooks write another log`, fix: 'beacon install goose --log <the collector\'s log>' });
   }
   out.push({ id: 'send-test', status: 'ok', message: `test events are marked by their session: beacon events --session ${session}` });

@@ -44,6 +44,7 @@ export function renderService(ctx: ServiceContext): string {
     NODE: ctx.node,
     BEACON: ctx.beacon,
     LOG: ctx.log,
+    LOG_DIR: dirname(ctx.log),
     PORT: String(ctx.port),
     LOGDIR: join(home, 'Library', 'Logs', 'Beacon'),
     README: join(packageRoot(), 'README.md'),
@@ -147,7 +148,7 @@ export function installService(ctx: ServiceContext): string[] {
         'unavailable',
         `wrote ${file}, but there is no systemd user session here to enable it (systemctl --user: ${session.output || 'failed'}).\n` +
           `In a login session with systemd run:\n  ${steps.map(([c, a]) => `${c} ${a.join(' ')}`).join('\n  ')}\n` +
-          'or, where there is no systemd (containers, CI), run the collector in the foreground: beacon collector',
+          'or, where there is no systemd (containers, CI, ssh without a user session), run the collector in the background: beacon collector --detach (stop: beacon collector --stop)',
       );
     }
   } else {

@@ -92,7 +92,7 @@ describe('time: local by default, explicit, validated', () => {
       [['--since', '2026-02-31'], /has no day 31/],
       [['--since', '2026-13-01'], /no month 13/],
       [['--until', '2026-08-21T24:30'], /not a time of day/],
-      [['--since', 'yesterday'], /not a time or duration/],
+      [['--since', 'last tuesday'], /not a time or duration/],
       [['--since', '1h', '--until', '2h'], /is not before --until/],
     ] as [string[], RegExp][]) {
       for (const cmd of ['events', 'token-usage']) {

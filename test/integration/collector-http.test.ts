@@ -227,7 +227,7 @@ describe('collector over a real socket', () => {
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0]!, /^TIME\s+HARNESS\s+SEEN BY\s+ACTION\s+RESULT/);
     assert.equal(lines.length, 5);
-    assert.match(lines[1]!, /goose\s+otlp\s+model\.invoked\s+curl_json_1\s+anthropic claude-sonnet-4-5-20250929\s+140\/212\/11200\/1500/);
+    assert.match(lines[1]!, /goose\s+otlp\s+model\.invoked\s+curl_json_1\s+anthropic claude-sonnet-4-5-20250929 · 4\.2 s\s+140\/212\/11200\/1500/);
     assert.match(lines[2]!, /command\.executed.*cargo test/);
   });
 

@@ -123,7 +123,7 @@ describe('beacon doctor tells the truth', () => {
     assert.match(r.stderr, /no systemd user session here/);
     assert.match(r.stderr, /beacon collector/);
     const d = beacon(h, ['doctor', '--json', '--port', '1']);
-    assert.match(check(d.stdout, 'collector').fix!, /beacon collector in a terminal \(there is no systemd user session/);
+    assert.match(check(d.stdout, 'collector').fix!, /beacon collector --detach \(there is no systemd user session/);
   });
 });
 
@@ -156,7 +156,7 @@ describe('beacon doctor --send-test', () => {
     assert.deepEqual([byId('send-test-otlp'), byId('send-test-hook')], [['ok'], ['ok']], r.stdout);
     const session = /--session (beacon-doctor-test-\S+)/.exec(check(r.stdout, 'send-test').message)![1]!;
     const events = beacon(h, ['events', '--session', session, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'otlp']);
+    assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'hook', 'otlp'], 'the pre-tool test call and its post-tool finish');
 
     // a collector writing another log: the span is accepted, and doctor says it did not land here
     const other = await startCollector({ env: { HOME: h.home } });

@@ -81,7 +81,7 @@ describe('beacon events: one line per tool call', () => {
     assert.match(lines[0]!, /^TIME\s+HARNESS\s+SEEN BY\s+ACTION\s+RESULT\s+SESSION\s+WHAT\s+TOKENS/);
     const call = rowsOf(lines, /toolu_01AbC/);
     assert.equal(call.length, 1, lines.join('\n'));
-    assert.match(call[0]!, /goose\s+pre-tool\+post-tool\+otlp\s+command\.executed\s+ok\s+20261201_7\s+shell: cargo test \(call toolu_01AbC\)/);
+    assert.match(call[0]!, /goose\s+pre-tool\+post-tool\+otlp\s+command\.executed\s+ok\s+20261201_7\s+shell: cargo test · 5\.5 s \(call toolu_01AbC\)/);
     assert.equal(rowsOf(lines, /cargo test/).length, 1, 'no record of the call on a line of its own');
 
     const raw = table(path, ['--raw']);
@@ -115,7 +115,7 @@ describe('beacon events: one line per tool call', () => {
   it('--limit N keeps the newest N lines, each call whole', () => {
     const one = table(path, ['--limit', '1']);
     assert.equal(one.length, 2, one.join('\n'));
-    assert.match(one[1]!, /pre-tool\+post-tool\+otlp\s+command\.executed\s+ok\s.*shell: git status \(call toolu_last\)/);
+    assert.match(one[1]!, /pre-tool\+post-tool\+otlp\s+command\.executed\s+ok\s.*shell: git status · \d+ m?s \(call toolu_last\)/);
     const three = table(path, ['--limit', '3']);
     assert.deepEqual(three.slice(1).map((l) => /\(call (\S+)\)/.exec(l)?.[1]), ['toolu_rm', 'toolu_sleep', 'toolu_last']);
     assert.match(three[1]!, /pre-tool\+policy/, 'the denied call keeps its pre-tool hook, read beyond the limit');

@@ -118,7 +118,7 @@ describe('retention', () => {
     const before = statSync(path).size;
     let r = runBeacon(['prune', '--log', path, '--max-bytes', '0']);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /removed 1,000 events older than 90 days and none for size \(no size limit\)/);
+    assert.match(r.stdout, /removed 1,000 events received more than 90 days ago and none for size \(no size limit\)/);
     r = runBeacon(['prune', '--log', path, '--max-age-days', '0', '--max-bytes', String(5 * 1024 * 1024)]);
     assert.match(r.stdout, /removed no events by age \(no age limit\) and [\d,]+ events for size/);
     const check = EventLog.open(path);

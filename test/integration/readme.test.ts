@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCollector } from '../helpers/daemon';
@@ -24,6 +24,33 @@ describe('README', () => {
     assert.ok(installed.length >= 2);
     for (const p of installed) assert.ok(quick.includes(p), `quick start names ${p}`);
     for (const tool of [...ci.matchAll(/command -v (\w+)/g)].map((m) => m[1]!)) assert.ok(quick.includes(`\`${tool}\``), `quick start names ${tool}`);
+  });
+
+  // Issue 24 item 1 (fails on main: the quick start said `npm ci` alone, which stops at `gyp ERR! not
+  // ok` where only the npm registry is reachable). node-gyp configure is the step that needs Node's
+  // headers: run it on the SQLite driver's binding with nodejs.org unreachable, with the README's
+  // --nodedir and without.
+  it('the quick start builds the SQLite driver with no network but the npm registry', (t) => {
+    const install = shBlock('## Quick start')[0]!;
+    const m = /^npm ci --nodedir="(\$\(.*?\))"/.exec(install);
+    assert.ok(m, `the quick start's npm ci names Node's headers: ${install}`);
+    const ci = readFileSync(join(repoRoot(), '.ci', 'run'), 'utf8');
+    assert.ok(ci.includes(`npm ci --nodedir="${m[1]}"`), '.ci/run installs as the README says');
+    const nodedir = spawnSync('sh', ['-c', `printf %s "${m[1]}"`], { encoding: 'utf8' }).stdout;
+    const npmCli = spawnSync('sh', ['-c', 'readlink -f "$(command -v npm)"'], { encoding: 'utf8' }).stdout.trim();
+    const nodeGyp = join(npmCli, '..', '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+    if (!npmCli || !existsSync(nodeGyp)) return t.skip(`npm's node-gyp not found beside ${npmCli || 'npm'}`);
+    const binding = tempDir('gyp-');
+    const driver = join(repoRoot(), 'node_modules', 'better-sqlite3');
+    for (const part of ['binding.gyp', 'deps', 'src']) cpSync(join(driver, part), join(binding, part), { recursive: true });
+    // a fresh HOME: no headers cached by an earlier install; nodejs.org unreachable
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)));
+    const configure = (extra: string[]) =>
+      spawnSync(process.execPath, [nodeGyp, 'configure', '--disturl=http://127.0.0.1:9', ...extra], { cwd: binding, env: { ...env, HOME: tempDir('gyp-home-') }, encoding: 'utf8', timeout: 60_000 });
+    const withHeaders = configure([`--nodedir=${nodedir}`]);
+    assert.equal(withHeaders.status, 0, withHeaders.stderr);
+    const without = configure([]);
+    assert.notEqual(without.status, 0, 'without --nodedir node-gyp needs nodejs.org (so the test does check something)');
   });
 
   it('after npm link the README says beacon …, not node dist/…', () => {

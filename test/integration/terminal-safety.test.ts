@@ -7,7 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runBeacon } from '../helpers/daemon';
+import { runBeacon, startCollector } from '../helpers/daemon';
+import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
+import { traceRequest } from '../helpers/otlp-json';
 import { runHookSync } from '../helpers/hooks';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
@@ -82,5 +84,28 @@ describe('terminal safety of recorded content', () => {
     assert.notEqual(r.status, 0, 'a foreign hook is refused');
     assert.ok((r.stdout + r.stderr).includes('evil'), 'the command is named');
     assertSafe(r.stdout + r.stderr, 'install');
+  });
+
+  // Issue 22 item 15 (fails on main): sessions and token-usage printed recorded names raw, so a newline
+  // in a session id, repository or model name printed a forged row.
+  it('beacon sessions and token-usage keep a session id, repository or model name with a newline on its own row', async () => {
+    const c = await startCollector();
+    const forged = 'x\nFORGED  2026-01-01  ok\u001b[2J';
+    const turn = gooseDefaultLoopTurn({ sessionId: `ses${forged}` });
+    for (const span of turn.spans) {
+      const a = span.attributes as Record<string, unknown>;
+      if (a['gen_ai.request.model']) a['gen_ai.request.model'] = a['gen_ai.response.model'] = `m${forged}`;
+    }
+    const r = await fetch(`${c.url}/v1/traces`, { method: 'POST', body: JSON.stringify(traceRequest(turn.spans)), headers: { 'content-type': 'application/json' } });
+    assert.equal(r.status, 200);
+    runHookSync(c.log, 'prompt-submit', { event: 'UserPromptSubmit', session_id: `ses${forged}`, message: 'hi', working_dir: `/repo${forged}` });
+    await c.stop();
+    for (const args of [['sessions'], ['token-usage'], ['token-usage', '--by', 'session']]) {
+      const out = runBeacon([...args, '--log', c.log], { COLUMNS: '400' });
+      assert.equal(out.status, 0, out.stderr);
+      assertSafe(out.stdout, args.join(' '));
+      assert.ok(!/^\s*FORGED/m.test(out.stdout), `${args.join(' ')} printed a forged row:\n${out.stdout}`);
+      assert.ok(out.stdout.includes('\\u000aFORGED'), `${args.join(' ')} shows the newline escaped:\n${out.stdout}`);
+    }
   });
 });

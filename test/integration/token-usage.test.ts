@@ -99,10 +99,10 @@ describe('beacon token-usage', () => {
   it('prints an aligned table with totals and labels the two costs apart', () => {
     const r = runBeacon(['token-usage', '--log', path, '--by', 'session'], { HOME: tempDir() });
     const lines = r.stdout.split('\n');
-    assert.match(lines[0]!, /^SESSION\s+CALLS\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+REASONING\s+REPORTED\s+EST\. LIST$/);
+    assert.match(lines[0]!, /^SESSION\s+CALLS\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+TOTAL TOKENS\s+REASONING\s+REPORTED\s+EST\. LIST$/);
     assert.match(r.stdout, /^TOTAL\s+6\s/m);
     assert.match(r.stdout, /list-price estimate/);
-    assert.match(r.stdout, /unpriced: 1 model calls of my-local-model/);
+    assert.match(r.stdout, /unpriced: 1 model call of my-local-model/);
     assert.match(r.stdout, /stream reports: 1/);
     const widths = new Set(lines.slice(0, 4).map((l) => l.length));
     assert.equal(widths.size, 1, 'aligned columns');

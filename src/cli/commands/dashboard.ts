@@ -3,6 +3,7 @@ import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/co
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags } from '../config-flags';
+import { collectorPort } from '../setup-options';
 
 export const spec = {
   name: 'beacon dashboard',
@@ -14,7 +15,7 @@ Exits 1 when no collector answers there.`,
   options: {
     open: { type: 'boolean', help: 'open the URL in the default browser' },
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
-    port: { type: 'string', arg: 'N', help: `the collector's port (default from the config, else ${CONFIG_KEYS.port.default})` },
+    port: { type: 'string', arg: 'N', help: `the collector's port (default: the running collector's, else the installed service's, else the config's, else ${CONFIG_KEYS.port.default})` },
   },
   examples: ['beacon dashboard', 'beacon dashboard --open'],
 } as const satisfies CommandSpec;
@@ -33,11 +34,15 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
     { file: readConfigFile(values.config, env), env: readEnv(env), flags: configFlags(values) },
     env,
   );
-  const url = dashboardUrl(config.host, config.port, config.dashboardToken);
-  out(url);
+  // the port every command means: --port, the running collector's, the installed service's, the config's
+  const { port } = collectorPort(values.port, config, env);
+  const url = dashboardUrl(config.host, port, config.dashboardToken);
   const health = new URL('/health', url).toString();
   const up = await fetch(health, { signal: AbortSignal.timeout(1500) }).then((r) => r.status < 500, () => false);
-  if (!up) err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")\n`);
+  // a URL on stdout is a promise that it works: printed only when a collector answers there
+  if (up) out(url);
+  else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")
+`);
   if (values.open) openInBrowser(up ? await browserUrl(url, config.dashboardToken) : new URL(url).origin);
   return up ? 0 : 1;
 }

@@ -6,23 +6,33 @@ import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
 import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
+import { startPager } from '../pager';
 import type { EventLog, ListFilter } from '../../store/log/event-log';
 import { listJoined } from '../../store/queries/joined-events';
 import { exportLine } from '../../store/maintenance/jsonl-export';
 
+/**
+ * The table's default window, as journalctl and git log keep a listing readable: the newest lines,
+ * unless --since, --until or --limit say otherwise (--json is an export: whole unless limited).
+ */
+const DEFAULT_LINES = 1000;
+
 export const spec = {
   name: 'beacon events',
   summary: 'list stored events (--follow: as they are committed)',
-  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc]',
+  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc] [--no-pager]',
   description: `Lists stored events in time order: one line per model call, prompt or other event, and one
 line per tool call — its observations by the pre-tool and post-tool hooks, the OTLP execute_tool
 span, the stream adapter and the policy joined by tool call id, at its first observation. SEEN BY
 names the paths that saw it (pre-tool+post-tool+otlp), RESULT its outcome (ok, failed, denied,
 unfinished: the pre-tool hook saw it and no path reported a result). The filters choose the events
 and the calls (a call is listed when any of its observations matches, with all of them), and
---limit N keeps the newest N lines. --raw lists every stored record on its own line instead.
+--limit N keeps the newest N lines (without --since, --until or --limit: the newest ${DEFAULT_LINES};
+--limit 0: all). --raw lists every stored record on its own line instead. On a terminal the
+table and --json go through a pager ($BEACON_PAGER, $PAGER, else less; --no-pager: none).
 T is a date or time (2026-11-30, 2026-11-30T09:00 — local time unless it carries a zone:
-2026-11-30T09:00:00Z, …+02:00) or a duration back from now (30m, 2h, 7d). Times print in your local
+2026-11-30T09:00:00Z, …+02:00), a duration back from now (30m, 2h, 7d, 1h ago) or today,
+yesterday, now. Times print in your local
 zone with their UTC offset (--utc: in UTC). --json prints the matching records themselves, one per
 line (JSONL), as stored, with the log's commit \`sequence\` first — the same lines as the
 runtime.jsonl export: raw by nature. --follow keeps printing records as any writer (collector,
@@ -37,7 +47,8 @@ observations arrive later); Ctrl-C stops.`,
     model: { type: 'string', arg: 'M', help: 'only model calls of this model' },
     since: { type: 'string', arg: 'T', help: 'events at or after T' },
     until: { type: 'string', arg: 'T', help: 'events before T' },
-    limit: { type: 'string', arg: 'N', help: 'the newest N lines (with --raw or --json: records)' },
+    limit: { type: 'string', arg: 'N', help: `the newest N lines (with --raw or --json: records); 0: all (default ${DEFAULT_LINES} for the table without --since/--until)` },
+    'no-pager': { type: 'boolean', help: 'print straight to the terminal, without a pager' },
     raw: { type: 'boolean', help: 'every stored record on its own line: a tool call once per path that saw it' },
     json: { type: 'boolean', help: 'the matching Beacon records as JSONL, commit sequence first (always raw)' },
     follow: { type: 'boolean', short: 'f', help: 'keep printing records as they are committed (always raw)' },
@@ -55,10 +66,17 @@ observations arrive later); Ctrl-C stops.`,
 
 const METHODS = ['otlp', 'hook', 'stream'];
 
+
+/**
+ * On a terminal, WHAT (the command line a reviewer reads) gets the room the other columns leave; when
+ * that is less than this, WHAT moves to its own line under the row, in the whole width (issue 24 item 3).
+ */
+const WHAT_MIN_WIDTH = 40;
+
 /** How often --follow looks for new commits: a primary-key range read, cheap enough to do often. */
 const FOLLOW_POLL_MS = 100;
 
-export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
@@ -69,8 +87,10 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   let limit: number | undefined;
   if (values.limit !== undefined) {
     if (!/^\d+$/.test(values.limit)) throw new BeaconError('usage', `--limit must be a whole number, got ${values.limit}`);
-    limit = Number(values.limit);
+    limit = Number(values.limit) === 0 ? undefined : Number(values.limit);
   }
+  const windowed = values.limit === undefined && values.since === undefined && values.until === undefined && !values.json;
+  if (windowed) limit = DEFAULT_LINES;
   const filter: ListFilter = { sessionId: values.session, action: values.action, method: values.method, toolCallId: values['tool-call'], model: values.model, sinceNs, untilNs };
   const width = terminalWidth(env);
   if (values.follow) return follow(path, filter, { json: values.json === true, utc, width });
@@ -79,6 +99,8 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     if (!values.json) out(`no events yet: ${path} does not exist (is the collector running? see beacon doctor)`);
     return 0;
   }
+  const pager = values['no-pager'] ? undefined : startPager(env);
+  let lines = 0;
   try {
     // Every time carries its offset (or Z with --utc): a daylight-saving change inside the list shows.
     let table: string | undefined;
@@ -88,16 +110,20 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
         for (const r of rows) await writeLine(exportLine(r.seq, r.record));
         return 0;
       }
-      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width);
+      lines = rows.length;
+      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width, undefined, { column: 5, minWidth: WHAT_MIN_WIDTH });
     } else {
       const items = listJoined(log, filter, limit);
-      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE);
+      lines = items.length;
+      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH });
     }
     if (table === undefined) out('no events match');
     else for (const line of table.split('\n')) await writeLine(line);
   } finally {
+    await pager?.done();
     log.close();
   }
+  if (windowed && lines === DEFAULT_LINES) err(`beacon events: the newest ${DEFAULT_LINES.toLocaleString('en-US')} lines; older ones with --since T or --limit N (--limit 0: all)\n`);
   return 0;
 }
 

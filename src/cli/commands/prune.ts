@@ -4,7 +4,7 @@ import { BeaconError } from '../../model/errors';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags, configOption } from '../config-flags';
 import { inspectLog, logProblem, noLogMessage } from '../log-access';
-import { plural } from '../format';
+import { formatBytes, plural } from '../format';
 import { EventLog } from '../../store/log/event-log';
 import { prune } from '../../store/maintenance/retention';
 
@@ -12,8 +12,8 @@ export const spec = {
   name: 'beacon prune',
   summary: 'apply the retention policy to the event log now',
   usage: '[--log PATH] [--config FILE] [--max-age-days N] [--max-bytes N]',
-  description: `Applies the retention policy now (the collector also does it every ${CONFIG_KEYS.retentionIntervalMs.default! / 60_000} minutes): events older than
-retentionMaxAgeDays (default ${shownDefault('retentionMaxAgeDays')}) go, then the oldest while the log holds more than retentionMaxBytes
+  description: `Applies the retention policy now (the collector also does it every ${CONFIG_KEYS.retentionIntervalMs.default! / 60_000} minutes): events received longer ago than
+retentionMaxAgeDays (judged by when Beacon received an event, not by the time it carries) (default ${shownDefault('retentionMaxAgeDays')}) go, then the oldest while the log holds more than retentionMaxBytes
 (default ${shownDefault('retentionMaxBytes')}). 0 turns a limit off. A log that does not exist is left so: nothing is created.`,
   options: {
     log: configOption('log'),
@@ -46,7 +46,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const log = EventLog.open(cfg.log);
   try {
     const r = prune(log.db, { maxAgeDays: cfg.retentionMaxAgeDays, maxBytes: cfg.retentionMaxBytes }, BigInt(Date.now()) * 1_000_000n);
-    const age = cfg.retentionMaxAgeDays > 0 ? `${plural(r.deletedByAge, 'event')} older than ${plural(cfg.retentionMaxAgeDays, 'day')}` : 'no events by age (no age limit)';
+    const age = cfg.retentionMaxAgeDays > 0 ? `${plural(r.deletedByAge, 'event')} received more than ${plural(cfg.retentionMaxAgeDays, 'day')} ago` : 'no events by age (no age limit)';
     const size = cfg.retentionMaxBytes > 0 ? `${plural(r.deletedBySize, 'event')} for size (limit ${mb(cfg.retentionMaxBytes)})` : 'none for size (no size limit)';
     out(`${cfg.log}: removed ${age} and ${size}; data ${mb(r.bytesBefore)} → ${mb(r.bytesAfter)}`);
     if (r.heldForForwarding > 0) out(`kept ${plural(r.heldForForwarding, 'event')} past the age limit: a forward destination has not received them yet`);
@@ -57,4 +57,4 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   return 0;
 }
 
-const mb = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
+const mb = formatBytes;

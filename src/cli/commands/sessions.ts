@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { formatDisplayTime, formatDuration } from '../../model/time';
+import { formatDisplayTime, formatDuration, formatTimestamp } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { UsagePricer } from '../../pricing/usage-groups';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
@@ -58,8 +58,9 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       const toolCalls = d ? Object.values(d.toolCalls).reduce((a, b) => a + b, 0) : 0;
       return {
         id: s.id,
-        start: formatDisplayTime(s.firstNs, utc),
-        end: formatDisplayTime(s.lastNs, utc),
+        // --json speaks the records' format (events --json: UTC, nanoseconds); the table the reader's zone
+        start: values.json ? formatTimestamp(s.firstNs) : formatDisplayTime(s.firstNs, utc),
+        end: values.json ? formatTimestamp(s.lastNs) : formatDisplayTime(s.lastNs, utc),
         duration_s: Number((s.lastNs - s.firstNs) / 1_000_000_000n),
         harness: s.harness,
         repository: s.repository,

@@ -60,12 +60,12 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
     const tools = Object.entries(d.toolCalls).sort((a, b) => b[1] - a[1]);
     return html`<tr data-session="${s.id}">
 <td><a href="${href('/session', { id: s.id })}"><code>${s.id.length > 40 ? `${s.id.slice(0, 40)}…` : s.id}</code></a></td>
-<td>${fmtTime(s.firstNs)}</td><td>${fmtTime(s.lastNs)}</td><td class="n">${fmtDuration(s.lastNs - s.firstNs)}</td>
+<td class="when">${when(s.firstNs)}</td><td class="when">${when(s.lastNs)}</td><td class="n">${fmtDuration(s.lastNs - s.firstNs)}</td>
 <td>${s.harness ?? '—'}<div class="sub">${d.methods.join(', ')}</div></td>
 <td>${s.repository ? html`<a href="${href('/sessions', { ...keep, repository: s.repository })}"><code>${s.repository}</code></a>` : html`<span class="muted">—</span>`}${s.branch ? html` <span class="badge">${s.branch}</span>` : ''}</td>
-<td>${models.map((m) => html`<a class="badge" href="${href('/sessions', { ...keep, model: m })}">${m}</a>`)}</td>
+<td class="models">${models.map((m) => html`<a class="badge" href="${href('/sessions', { ...keep, model: m })}">${m}</a>`)}</td>
 <td class="n">${fmtInt(s.modelCalls)}</td>
-<td>${tools.length ? tools.map(([k, n]) => html`<span class="badge">${k} ${n}</span>`) : html`<span class="muted">none</span>`}</td>
+<td class="tools">${tools.length ? tools.map(([k, n]) => html`<span class="badge">${k} ${n}</span>`) : html`<span class="muted">none</span>`}</td>
 <td class="n">${d.failedCalls ? html`<span class="bad">${d.failedCalls} failed</span>` : '0'}${d.deniedCalls ? html`<div class="bad">${d.deniedCalls} denied</div>` : ''}</td>
 <td class="n">${fmtTokens(s.tokens)}</td><td class="n">${fmtUsd(cost.reportedCost)}</td><td class="n">${fmtUsd(cost.estimatedCost)}${cost.unpricedCalls ? html`<div class="sub warn">unpriced: ${cost.unpricedModels.join(', ')}</div>` : ''}</td>
 <td class="n">${fmtInt(s.events)}</td></tr>`;
@@ -85,4 +85,10 @@ ${sinceSelect(w.since)}
 <span class="muted">${page.total ? `${offset + 1}–${Math.min(offset + PAGE, page.total)} of ${page.total}` : ''}</span>
 ${offset + PAGE < page.total ? html`<a href="${href('/sessions', { ...keep, sort, dir: desc ? 'desc' : 'asc', offset: offset + PAGE })}" rel="next">next →</a>` : ''}</div>`;
   return { title: 'Sessions', body };
+}
+
+/** a date over its time, each unbroken: the table fits a 1024 px window (issue 24 item 6) */
+function when(ns: bigint): Html {
+  const [date, time] = fmtTime(ns).split(' ');
+  return html`<span>${date}</span> <span>${time ?? ''}</span>`;
 }

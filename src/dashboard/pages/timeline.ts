@@ -38,11 +38,14 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
 
   let prev: bigint | undefined;
   const rows: Html[] = [];
+  const depth = spanDepths(page.items);
+  const longest = Math.max(1, ...page.items.map((i) => durationOf(i) ?? 0));
   for (const item of page.items) {
     const ts = item.kind === 'event' ? item.event.tsNs : item.firstNs;
     if (prev !== undefined && ts - prev > IDLE_GAP_NS) rows.push(html`<li class="gap">— ${fmtDuration(ts - prev)} without events —</li>`);
     prev = ts;
-    rows.push(item.kind === 'tool_call' ? toolRow(item) : eventRow(item));
+    const shape = { depth: depth.get(item) ?? 0, took: took(durationOf(item), longest) };
+    rows.push(item.kind === 'tool_call' ? toolRow(item, shape) : eventRow(item, shape));
   }
   const failed = calls.filter((c) => c.failed).length;
   const denied = calls.filter((c) => c.denied).length;
@@ -78,7 +81,15 @@ function when(ns: bigint): Html {
   return html`<time datetime="${isoTime(ns)}">${fmtTime(ns).slice(11)}</time>`;
 }
 
-function eventRow(item: Extract<TimelineItem, { kind: 'event' }>): Html {
+/** Where a row sits in its trace, and how long it took (issue 24 item 11). */
+interface RowShape {
+  depth: number;
+  took: Html | '';
+}
+
+const nest = (s: RowShape) => `depth-${Math.min(s.depth, 6)}`;
+
+function eventRow(item: Extract<TimelineItem, { kind: 'event' }>, shape: RowShape): Html {
   const { event: ev, record: r } = item;
   if (ev.action === 'prompt.submitted') {
     return html`<li class="prompt" data-action="prompt.submitted"><div class="row-head">${when(ev.tsNs)}<span class="what">Prompt</span><span class="badge">${ev.method}</span></div>
@@ -88,7 +99,7 @@ ${r.prompt?.text !== undefined ? html`<pre class="prompt-text">${r.prompt.text}<
     const u = r.gen_ai?.usage ?? {};
     const finish = r.gen_ai?.response?.finish_reasons;
     const answer = outputText(r.gen_ai?.output?.messages);
-    return html`<li class="model" data-action="model.invoked"><div class="row-head">${when(ev.tsNs)}<span class="what">Model call</span><code>${r.model ?? '?'}</code>
+    return html`<li class="model ${nest(shape)}" data-action="model.invoked" data-depth="${shape.depth}"><div class="row-head">${when(ev.tsNs)}<span class="what">Model call</span><code>${r.model ?? '?'}</code>${shape.took}
 <span class="muted">${r.gen_ai?.provider?.name ?? ''}</span>
 <span>${fmtInt(u.input_tokens ?? 0)} in · ${fmtInt(u.output_tokens ?? 0)} out · ${fmtInt(u.cache_read?.input_tokens ?? 0)} cache read · ${fmtInt(u.cache_creation?.input_tokens ?? 0)} cache write${u.reasoning?.output_tokens ? ` · ${fmtInt(u.reasoning.output_tokens)} reasoning` : ''}</span>
 ${Array.isArray(finish) && finish.length ? html`<span class="badge">finish: ${finish.join(', ')}</span>` : ''}<span class="badge">${ev.method}</span></div>
@@ -105,10 +116,10 @@ ${text ? (ev.action === 'agent.reasoning' ? html`<details><summary>reasoning</su
     return html`<li class="model" data-action="tool.completed"><div class="row-head">${when(ev.tsNs)}<span class="what">Final answer</span><span class="badge">${ev.method}</span></div><pre class="answer">${r.response.text}</pre></li>`;
   }
   const label: Record<string, string> = { 'session.started': 'Session started', 'session.ended': 'Session ended', 'tool.completed': 'Agent response completed', 'usage.reported': 'Usage reported' };
-  return html`<li class="other" data-action="${ev.action}"><div class="row-head">${when(ev.tsNs)}<span class="what">${label[ev.action] ?? ev.action}</span><span class="muted">${summarize(ev.action, r)}</span><span class="badge">${ev.method}</span></div></li>`;
+  return html`<li class="other ${nest(shape)}" data-action="${ev.action}" data-depth="${shape.depth}"><div class="row-head">${when(ev.tsNs)}<span class="what">${label[ev.action] ?? ev.action}</span><span class="muted">${summarize(ev.action, r)}</span><span class="badge">${ev.method}</span></div></li>`;
 }
 
-function toolRow(c: ToolCallRow): Html {
+function toolRow(c: ToolCallRow, shape: RowShape): Html {
   const pick = (f: (r: Record<string, any>) => unknown) => {
     // The hook's post-tool view is the richest (exit code, diff); then OTLP, stream, pre-tool.
     const order: Observer[] = ['post-tool', 'otlp', 'stream', 'pre-tool', 'policy'];
@@ -123,12 +134,12 @@ function toolRow(c: ToolCallRow): Html {
   const mcp = pick((r) => r.mcp) as { server?: string; tool?: string } | undefined;
   const output = pick((r) => r.command?.output) as string | undefined;
   const denial = c.observations.find((o) => o.observer === 'policy')?.record;
-  const cls = ['tool', c.failed ? 'failed' : '', c.denied ? 'denied' : ''].filter(Boolean).join(' ');
+  const cls = ['tool', c.failed ? 'failed' : '', c.denied ? 'denied' : '', nest(shape)].filter(Boolean).join(' ');
   const kind = c.action ?? 'tool call';
   const seen = OBSERVERS.map(([o, label, tip]) =>
     c.seenBy.includes(o) ? html`<span class="badge ok" data-seen="${o}" title="${tip}">${label}</span>` : o === 'policy' ? '' : html`<span class="badge off" data-missing="${o}" title="not seen by this path">${label}</span>`,
   );
-  return html`<li class="${cls}" data-action="tool_call" data-call-id="${c.callId ?? ''}"><div class="row-head">${when(c.firstNs)}<span class="what">${c.toolName ?? 'tool'}</span><span class="muted">${kind}</span>
+  return html`<li class="${cls}" data-action="tool_call" data-call-id="${c.callId ?? ''}" data-depth="${shape.depth}"><div class="row-head">${when(c.firstNs)}<span class="what">${c.toolName ?? 'tool'}</span><span class="muted">${kind}</span>${shape.took}
 ${c.denied ? html`<span class="badge bad">denied</span>` : c.failed ? html`<span class="badge bad">failed</span>` : ''}<span class="seen">${seen}</span></div>
 ${command !== undefined ? html`<pre class="command">$ ${command}</pre>` : ''}
 ${exit !== undefined ? html`<div>exit code <span class="badge ${exit === 0 ? 'ok' : 'bad'}" data-exit="${exit}">${exit}</span></div>` : ''}
@@ -140,6 +151,50 @@ ${denial ? html`<p class="note bad">Denied by policy${denial.policy?.name ? html
 ${c.unfinished && !c.denied ? html`<p class="note">Only the pre-tool hook saw this call: no result was recorded (denied by goose, still running, or never finished).</p>` : ''}
 <details><summary>${c.observations.length} observation${c.observations.length === 1 ? '' : 's'}${c.callId ? html` of call <code>${c.callId}</code>` : ''}</summary>
 ${c.observations.map((o) => html`<div class="muted">${o.observer} · ${o.event.action} · ${fmtTime(o.event.tsNs)}</div><pre>${JSON.stringify(o.record, null, 2)}</pre>`)}</details></li>`;
+}
+
+/** The records of an item: an event's, or every observation of a call. */
+const recordsOf = (i: TimelineItem): Record<string, any>[] => (i.kind === 'event' ? [i.record] : i.observations.map((o) => o.record));
+
+/** How long a model or tool call took: the span's duration (gen_ai.duration_ms) or a shell's. */
+function durationOf(i: TimelineItem): number | undefined {
+  for (const r of recordsOf(i)) {
+    const ms = r.gen_ai?.duration_ms ?? r.command?.duration_ms;
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  return undefined;
+}
+
+/** A bar as long as the call took against the page's longest (SVG attributes: the CSP allows no inline style). */
+function took(ms: number | undefined, longest: number): Html | '' {
+  if (ms === undefined) return '';
+  const pct = Math.max(0.5, (100 * ms) / longest);
+  return html`<span class="took" data-ms="${Math.round(ms)}" title="${`took ${fmtDuration(BigInt(Math.round(ms)) * 1_000_000n)}`}"><svg class="took-bar" viewBox="0 0 100 8" preserveAspectRatio="none"><rect width="${pct.toFixed(1)}" height="8"></rect></svg>${fmtDuration(BigInt(Math.round(ms)) * 1_000_000n)}</span>`;
+}
+
+/**
+ * The tree of the session's spans, as Phoenix shows a trace: an item whose span's parent is another
+ * item of the page sits one level under it (a tool call under the model call or the agent step that
+ * ran it). Items without span ids (hooks, stream) stay at the top level.
+ */
+function spanDepths(items: readonly TimelineItem[]): Map<TimelineItem, number> {
+  const spanOf = (i: TimelineItem) => recordsOf(i).map((r) => r.trace).find((t) => typeof t?.span_id === 'string');
+  const bySpan = new Map<string, TimelineItem>();
+  for (const i of items) {
+    const t = spanOf(i);
+    if (t) bySpan.set(t.span_id, i);
+  }
+  const depths = new Map<TimelineItem, number>();
+  const depthOf = (i: TimelineItem, guard = 0): number => {
+    if (depths.has(i)) return depths.get(i)!;
+    const parent = spanOf(i)?.parent_span_id;
+    const up = typeof parent === 'string' ? bySpan.get(parent) : undefined;
+    const d = up && up !== i && guard < 32 ? depthOf(up, guard + 1) + 1 : 0;
+    depths.set(i, d);
+    return d;
+  };
+  for (const i of items) depthOf(i);
+  return depths;
 }
 
 /** The text parts of captured output messages (goose exports them only with its capture opt-in). */

@@ -30,7 +30,7 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(Math.floor(week)).padStart(2, '0')}`;
 }
 
-function renderTokens(ctx: DashboardContext, q: Query): PageContent {
+async function renderTokens(ctx: DashboardContext, q: Query): Promise<PageContent> {
   const w = timeWindow(q, ctx.nowMs, '30d');
   if (w.error) return { title: 'Tokens & cost', status: 400, body: html`<h1>Tokens &amp; cost</h1><p class="bad">${w.error}</p>` };
   const bucketParam = param(q, 'bucket') as Bucket | undefined;
@@ -73,13 +73,16 @@ ${sinceSelect(w.since)}
 <button type="submit">Apply</button> <a href="/tokens">reset</a>
 </form>
 <div class="grid3">
-<div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model calls)</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
+<div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model call${total.calls === 1 ? '' : 's'})</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
 <div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">the agent's own cost figure (Claude Code's <code>cost_usd</code>); goose reports none over OTLP</div></div>
 <div class="card"><div class="sub">list-price estimate</div><div class="big" id="total-estimate">${fmtUsd(total.estimatedCost)}</div><div class="sub">from Beacon's price catalog ${ctx.catalog.source.content_as_of}; standard tier, cache writes at the 5-minute rate</div></div>
 </div>
 ${unpriced.length ? html`<p class="note" id="unpriced">Unpriced: ${fmtInt(total.unpricedCalls)} model calls of ${unpriced.map((m, i) => html`${i ? ', ' : ''}<code>${m}</code>`)} — not in the catalog (or ambiguous there), so not in the estimate. Add prices to your overrides file.</p>` : ''}
 <h2>Tokens per ${bucket} (UTC)</h2>
-${stackedBars(buckets.map((b) => ({ label: b.key, values: [b.input, b.output, b.cacheRead, b.cacheWrite] })))}
+${await stackedBars(
+    timeRows.map((r) => ({ start: new Date(Number(r.grp) * 900_000), values: [r.input, r.output, r.cacheRead, r.cacheWrite] as [number, number, number, number] })),
+    { interval: bucket, from: w.sinceNs !== undefined ? new Date(Number(w.sinceNs / 1_000_000n)) : undefined, to: new Date(w.untilNs !== undefined ? Number(w.untilNs / 1_000_000n) - 1 : ctx.nowMs) },
+  )}
 ${table('By model', [...byModel.values()], (g) => href('/tokens', { ...keep, model: g.key.replace(/ \(.*\)$/, '') }))}
 ${table('By agent', [...byAgent.values()], (g) => href('/tokens', { ...keep, harness: g.key }))}
 ${table('By provider', [...byProvider.values()])}

@@ -38,6 +38,9 @@ export function extractChatSpan(span: SpanRecord, operation: string, profile: Sp
   }
   if (usage) gen.usage = usage;
   if (outputMessages !== undefined) gen.output = { messages: outputMessages };
+  // the span's end is the call's end: its duration, as agents that report one carry it (issue 24 item 11)
+  const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
+  if (span.endTimeUnixNano > 0n && durationMs >= 0) gen.duration_ms = durationMs;
   record.gen_ai = gen;
 
   const model = responseModel ?? requestModel;

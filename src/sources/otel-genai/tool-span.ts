@@ -53,6 +53,9 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
     tool.call = { ...(callId ? { id: callId } : {}), ...(args !== undefined ? { arguments: args } : {}), ...(result !== undefined ? { result } : {}) };
   }
   record.gen_ai = { operation: { name: 'execute_tool' }, tool };
+  // every tool's duration, not only a shell's (issue 24 item 11)
+  const spanMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
+  if (span.endTimeUnixNano > 0n && spanMs >= 0) record.gen_ai.duration_ms = spanMs;
   const conversation = stringAttr(a, 'gen_ai.conversation.id');
   if (conversation) record.gen_ai.conversation = { id: conversation };
   if (failed) {

@@ -28,14 +28,18 @@ export function lastEventByMethod(db: Database.Database, window = RECENT_WINDOW)
   return Object.fromEntries(rows.map((r) => [r.method, r.ts]));
 }
 
-const ATTENTION_FIELDS = ['seq', 'tsNs', 'action', 'sessionId', 'record'] as const;
+const ATTENTION_FIELDS = ['seq', 'tsNs', 'action', 'sessionId', 'toolCallId', 'record'] as const;
 export type AttentionItem = Selected<(typeof ATTENTION_FIELDS)[number]>;
 
-/** Denied and failed tool calls (and commands that exited non-zero) among the newest `window` events, newest first. */
+/**
+ * Denied and failed tool calls (and commands that exited non-zero) among the newest `window` events,
+ * newest first: one per call, as the Sessions page and the timeline count them — a failure the
+ * post-tool hook and the OTLP span both report is one call (issue 24 item 5), shown by its newest record.
+ */
 export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; limit?: number; window?: number } = {}): { items: AttentionItem[]; counts: Record<string, number> } {
   const rows = db
     .prepare(
-      `SELECT seq, tsNs, action, sessionId, record FROM (
+      `SELECT seq, tsNs, action, sessionId, toolCallId, record FROM (
          SELECT ${selectList(ATTENTION_FIELDS)} FROM events ${indexHint(db, 'events_ts')}
          ${opts.sinceNs !== undefined ? 'WHERE ts_ns >= ?' : ''} ORDER BY ts_ns DESC, seq DESC LIMIT ?)
        WHERE action IN ('approval.denied', 'tool.failed')
@@ -43,10 +47,18 @@ export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; 
     )
     .safeIntegers(true)
     .all(...(opts.sinceNs !== undefined ? [opts.sinceNs] : []), opts.window ?? RECENT_WINDOW) as AttentionItem[];
+  const seen = new Set<string>();
+  const calls = rows.filter((r) => {
+    if (r.toolCallId === null) return true;
+    const key = `${r.sessionId ?? ''}\u0000${r.toolCallId}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const counts: Record<string, number> = {};
-  for (const r of rows) {
+  for (const r of calls) {
     const k = r.action === 'command.executed' ? 'command.failed' : r.action;
     counts[k] = (counts[k] ?? 0) + 1;
   }
-  return { items: rows.slice(0, opts.limit ?? 20), counts };
+  return { items: calls.slice(0, opts.limit ?? 20), counts };
 }

@@ -59,7 +59,11 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
       items.push(row);
       if (ev.toolCallId !== null) calls.set(ev.toolCallId, row);
     }
-    const observer = observerOf(ev);
+    // An unclassified tool is `tool.invoked` before and after it ran: goose sends one pre-tool hook
+    // per call, so a second hook `tool.invoked` of the call is its post-tool observation (it was
+    // shown as unfinished: issue 24 item 7, every doctor --send-test left one).
+    const seen = observerOf(ev);
+    const observer = seen === 'pre-tool' && row.seenBy.includes('pre-tool') ? 'post-tool' : seen;
     row.observations.push({ observer, event: ev, record });
     if (!row.seenBy.includes(observer)) row.seenBy.push(observer);
     const name = record.gen_ai?.tool?.name ?? record.tool?.name;

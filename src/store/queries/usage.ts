@@ -70,6 +70,15 @@ function groupSql(by: UsageGrouping): string {
  * token once; goose's session-cumulative stream reports (`usage.reported`) are not model calls.
  */
 export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
+  const { where, params } = modelCallWhere(filter);
+  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
+    FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
+    GROUP BY grp, model, provider`;
+  return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
+}
+
+/** The model calls a usage filter selects, as SQL conditions (shared with the latency query). */
+export function modelCallWhere(filter: UsageFilter): { where: string[]; params: unknown[] } {
   const where = ["action = 'model.invoked'"];
   const params: unknown[] = [];
   if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
@@ -77,10 +86,7 @@ export function queryUsage(db: Database.Database, filter: UsageFilter, by: Usage
   if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
   if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
   if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
-  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
-    FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
-    GROUP BY grp, model, provider`;
-  return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
+  return { where, params };
 }
 
 export interface StreamReport {

@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { BeaconError } from '../model/errors';
+import { runningCollector } from './setup-options';
+
+/**
+ * `beacon collector --detach` / `--stop`: the collector in the background where there is no systemd
+ * user session (containers, WSL without systemd, a server over ssh) and no launchd. The started
+ * collector is its own session (setsid: a closed terminal does not stop it); it writes its address
+ * file beside the log once it listens, which is how `--stop`, `doctor`, `dashboard` and the hook
+ * launcher find it. Its operational log goes to `<log>.collector.log` (0600). Nothing restarts it:
+ * put the same command in ~/.profile or a `@reboot` crontab line to start it at login or boot.
+ */
+export const outputFile = (log: string) => `${log}.collector.log`;
+
+const READY_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 35_000; // the collector stops within ~10 s; systemd's unit allows 30
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function detach(argv: string[], log: string, out: (s: string) => void): Promise<number> {
+  const already = runningCollector(log);
+  if (already) throw new BeaconError('unavailable', `a collector already writes ${log}, at ${already.url}: stop it first with beacon collector --stop --log ${log}`);
+  mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
+  const output = outputFile(log);
+  const fd = openSync(output, 'a', 0o600);
+  const args = [process.argv[1]!, 'collector', ...argv.filter((a) => a !== '--detach')];
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  for (const deadline = Date.now() + READY_TIMEOUT_MS; Date.now() < deadline && exited === undefined; await sleep(50)) {
+    const running = runningCollector(log);
+    if (running && running.pid === child.pid) {
+      child.unref();
+      out(`collector running in the background: pid ${child.pid}, ${running.url}, writing ${log}`);
+      out(`its log: ${output}; stop it with: beacon collector --stop${argv.includes('--log') ? ` --log ${log}` : ''}`);
+      return 0;
+    }
+  }
+  if (exited === undefined) child.kill('SIGTERM');
+  const tail = readFileSync(output, 'utf8').trim().split('\n').slice(-3).join('\n');
+  throw new BeaconError('unavailable', `the collector did not start (${exited === undefined ? 'not ready in 15 s' : `exit ${exited}`}); the end of ${output}:\n${tail}`);
+}
+
+export async function stopBackground(log: string, out: (s: string) => void): Promise<number> {
+  const running = runningCollector(log);
+  if (!running) {
+    out(`no collector runs on ${log} (no live address file beside it)`);
+    return 1;
+  }
+  process.kill(running.pid, 'SIGTERM');
+  for (const deadline = Date.now() + STOP_TIMEOUT_MS; Date.now() < deadline; await sleep(100)) {
+    if (!runningCollector(log)) {
+      out(`collector stopped (pid ${running.pid})`);
+      return 0;
+    }
+  }
+  throw new BeaconError('unavailable', `the collector (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+}
