@@ -58,7 +58,11 @@ export function renderLauncher(node: string, bundle: string): string {
 # Fallback: this install's hook adapter records it straight into the event log.
 node=${shellQuote(node)}
 bundle=${shellQuote(bundle)}
-log= platform= prev=
+${LAUNCHER_BODY}`;
+}
+
+/** The launcher after its two pinned paths: the same for every install (see renderLauncher). */
+const LAUNCHER_BODY = `log= platform= prev=
 for arg do
   case $prev in
     --log) log=$arg ;;
@@ -147,7 +151,6 @@ if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
 fi
 exec "$node" "$bundle" "$@"
 `;
-}
 
 /**
  * Replaced whole (a new file renamed over the old): goose may source the launcher at any moment, and

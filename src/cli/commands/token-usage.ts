@@ -107,41 +107,16 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const catalog = loadCatalog();
   const overrides = loadOverrides(overridesPath(env));
 
-  let rows: UsageRow[] = [];
-  let durations: ReturnType<typeof queryModelDurations> = new Map();
-  let stream: ReturnType<typeof queryStreamReports> = { count: 0, latest: [] };
   const reader = openLogForReading(path); // never creates a log; a directory or foreign file is an error
   if (!reader && !values.json) {
     out(noLogMessage(path));
     return 0;
   }
-  if (reader) {
-    reader.close();
-    let log: EventLog;
-    try {
-      log = EventLog.open(path); // read-write so an older log gets its usage index (a one-time migration)
-    } catch {
-      log = EventLog.open(path, { readonly: true });
-    }
-    try {
-      rows = queryUsage(log.db, filter, by);
-      if (by === 'model') durations = queryModelDurations(log.db, filter);
-      stream = queryStreamReports(log.db, filter);
-    } finally {
-      log.close();
-    }
-  }
+  reader?.close();
+  const { rows, durations, stream } = reader ? readUsage(path, filter, by) : { rows: [], durations: new Map(), stream: { count: 0, latest: [] } };
 
   const { groups, totals } = groupRows(rows, { by, utc, catalog, overrides, breakdown: values.breakdown === true && by !== 'model' });
-  if (by === 'model') {
-    // d3-array's quantileSorted (the d3 scales' own library; an ES module, hence import())
-    const { quantileSorted } = await import('d3-array');
-    for (const g of groups.values()) g.latency_ms = null;
-    for (const d of durations.values()) {
-      const g = groups.get(d.model === null ? null : `${d.model}${d.provider ? ` (${d.provider})` : ''}`);
-      if (g && d.ms.length) g.latency_ms = { timed_calls: d.ms.length, p50: Math.round(quantileSorted(d.ms, 0.5)!), p95: Math.round(quantileSorted(d.ms, 0.95)!), max: d.ms[d.ms.length - 1]! };
-    }
-  }
+  if (by === 'model') await addLatency(groups, durations);
   let list = [...groups.values()];
   list.sort(CALENDARS.has(by) ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => tokens(b) - tokens(a));
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
@@ -178,11 +153,40 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   }
   out(renderTable(others ? [...report.groups, others] : report.groups, totals, by, terminalWidth(env)));
   out('');
-  out(`costs: REPORTED = what a runtime itself reported (goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
+  out(`costs: REPORTED = what a runtime itself reported (Claude Code's cost_usd; goose reports none over OTLP); EST. LIST = list-price estimate from ${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`);
   if (totals.unpriced_model_calls > 0) out(`unpriced: ${plural(totals.unpriced_model_calls, 'model call')} of ${escapeControls(totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${overridesPath(env)}`);
   if (reconciliation) out(reconciliationLine(reconciliation));
   if (stream.count > 0) out(`stream reports: ${plural(stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`);
   return 0;
+}
+
+/** The usage index's sums, the model calls' durations (by model only) and goose's stream reports. */
+function readUsage(path: string, filter: UsageFilter, by: UsageGrouping) {
+  let log: EventLog;
+  try {
+    log = EventLog.open(path); // read-write so an older log gets its usage index (a one-time migration)
+  } catch {
+    log = EventLog.open(path, { readonly: true });
+  }
+  try {
+    return {
+      rows: queryUsage(log.db, filter, by),
+      durations: by === 'model' ? queryModelDurations(log.db, filter) : (new Map() as ReturnType<typeof queryModelDurations>),
+      stream: queryStreamReports(log.db, filter),
+    };
+  } finally {
+    log.close();
+  }
+}
+
+/** P50/P95/max of each model's timed calls (d3-array's quantileSorted: the d3 scales' own library; an ES module, hence import()). */
+async function addLatency(groups: Map<string | null, UsageGroup>, durations: ReturnType<typeof queryModelDurations>): Promise<void> {
+  const { quantileSorted } = await import('d3-array');
+  for (const g of groups.values()) g.latency_ms = null;
+  for (const d of durations.values()) {
+    const g = groups.get(d.model === null ? null : `${d.model}${d.provider ? ` (${d.provider})` : ''}`);
+    if (g && d.ms.length) g.latency_ms = { timed_calls: d.ms.length, p50: Math.round(quantileSorted(d.ms, 0.5)!), p95: Math.round(quantileSorted(d.ms, 0.95)!), max: d.ms[d.ms.length - 1]! };
+  }
 }
 
 const modelKey = (r: UsageRow) => (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`);
