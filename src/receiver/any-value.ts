@@ -77,8 +77,9 @@ const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
 /** int64 as Beacon keeps it: a number when exact, the decimal string beyond 2^53 (never rounded). */
-export function int64Value(b: bigint, what: string): number | string {
-  if (b < INT64_MIN || b > INT64_MAX) throw new BeaconError('bad_data', `${what} is outside the int64 range`);
+/** `what` names the field for the error; a function, so a hot path builds the text only when it fails. */
+export function int64Value(b: bigint, what: string | (() => string)): number | string {
+  if (b < INT64_MIN || b > INT64_MAX) throw new BeaconError('bad_data', `${typeof what === 'function' ? what() : what} is outside the int64 range`);
   return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b.toString();
 }
 

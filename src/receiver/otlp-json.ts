@@ -119,7 +119,10 @@ export const JSON_ANY_VALUE: AnyValueReader<unknown> = {
       if (typeof x !== 'string') throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: stringValue must be a string`);
       return x;
     }
-    if ((x = field(o, 'intValue', 'int_value')) !== undefined) return int64Value(jsonInteger(x, `attribute ${quoteInput(key, 40)}: intValue`), `attribute ${quoteInput(key, 40)}: intValue`);
+    if ((x = field(o, 'intValue', 'int_value')) !== undefined) {
+      const what = () => `attribute ${quoteInput(key, 40)}: intValue`;
+      return int64Value(jsonInteger(x, what), what);
+    }
     if ((x = field(o, 'boolValue', 'bool_value')) !== undefined) {
       if (typeof x !== 'boolean') throw new BeaconError('bad_data', `attribute ${quoteInput(key, 40)}: boolValue must be a boolean`);
       return x;
@@ -150,7 +153,7 @@ function container(x: unknown, key: string, what: string): unknown[] {
 }
 
 /** An integer field: a JSON number, or a decimal string; exponent notation is accepted (proto3 JSON). */
-export function jsonInteger(x: unknown, what: string): bigint {
+export function jsonInteger(x: unknown, whatOf: string | (() => string)): bigint {
   if (typeof x === 'bigint') return x;
   if (typeof x === 'number' && Number.isSafeInteger(x)) return BigInt(x);
   if (typeof x === 'string') {
@@ -160,6 +163,7 @@ export function jsonInteger(x: unknown, what: string): bigint {
   // A number beyond 2^53 reaching here was written in a form the exact parser could not read
   // (e.g. 1e30, out of any 64-bit range): refuse it rather than guess.
   const shown = quoteInput(x);
+  const what = typeof whatOf === 'function' ? whatOf() : whatOf;
   if (typeof x === 'number' && Number.isInteger(x)) throw new BeaconError('bad_data', `${what} ${shown} is outside the 64-bit integer range`);
   throw new BeaconError('bad_data', `${what} must be an integer (number or decimal string), got ${shown}`);
 }

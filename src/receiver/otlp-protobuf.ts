@@ -55,7 +55,7 @@ export const PROTO_ANY_VALUE: AnyValueReader<Msg> = {
   scalar(v, key) {
     // Own-property checks: the protobufjs oneof getter is twice as slow on this hot path.
     if (own(v, 'stringValue')) return v.stringValue;
-    if (own(v, 'intValue')) return int64Value(i64(v.intValue), `attribute ${quoteInput(key, 40)}: intValue`);
+    if (own(v, 'intValue')) return int64Value(i64(v.intValue), () => `attribute ${quoteInput(key, 40)}: intValue`);
     if (own(v, 'boolValue')) return v.boolValue;
     if (own(v, 'doubleValue')) return doubleValue(v.doubleValue);
     if (own(v, 'arrayValue') || own(v, 'kvlistValue')) return NESTED;

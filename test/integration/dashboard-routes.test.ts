@@ -49,6 +49,8 @@ describe('dashboard routes (fastify inject)', () => {
     rows.push(row(202, { action: 'approval.denied', toolCallId: 'c1', rec: { policy: { decision: 'deny', reason: HOSTILE } } }));
     rows.push(row(203, { action: 'file.modified', method: 'otlp', sessionId: 's2', rec: { file: { path: `a/${HOSTILE}`, diff: `--- a\n+++ b\n@@ -1 +1 @@\n-x\n+${HOSTILE}\n` } } }));
     rows.push(row(204, { action: 'model.invoked', method: 'otlp', sessionId: 's2', model: 'gpt-5.4', provider: 'openai', inputTokens: 1000, outputTokens: 10, rec: { model: 'gpt-5.4' } }));
+    // goose's stream-json `complete` for s2: 1,510 tokens, 500 more than its one recorded call (compaction has no span)
+    rows.push(row(206, { action: 'usage.reported', method: 'stream', sessionId: 's2', rec: { gen_ai: { usage: { input_tokens: 1500, output_tokens: 10 } } } }));
     rows.push(row(205, { action: 'model.invoked', method: 'otlp', harness: 'claude-code', sessionId: 's3', model: 'claude-sonnet-4-5', provider: 'anthropic', inputTokens: 1200, outputTokens: 40, costUsd: 0.0044775, rec: { model: 'claude-sonnet-4-5', harness: { name: 'claude-code', collection_method: 'otlp' } } }));
     l.append(rows);
     l.close();
@@ -142,13 +144,20 @@ describe('dashboard routes (fastify inject)', () => {
     const otlp = await get('/events?method=otlp');
     assert.equal([...otlp.body.matchAll(/<tr data-seq=/g)].length, 3, "s2's two records and claude-code's model call");
     const s2 = await get('/events?session=s2');
-    assert.equal([...s2.body.matchAll(/<tr data-seq=/g)].length, 2);
+    assert.equal([...s2.body.matchAll(/<tr data-seq=/g)].length, 3, 'its two records and its stream usage report');
     const byModel = await get('/sessions?since=all&model=gpt-5.4');
     assert.deepEqual([...byModel.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s2']);
     const byRepo = await get(`/sessions?since=all&repository=${encodeURIComponent(`/home/a/${HOSTILE}`)}`);
     assert.deepEqual([...byRepo.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s1']);
     const bad = await get('/events?since=last%20tuesday'); // yesterday is a time word (issue 24 item 8)
     assert.equal(bad.statusCode, 400);
+  });
+
+  it("a session's page shows goose's own total beside its per-call sums and names the difference (issue 23 item 6)", async () => {
+    const r = await get('/session?id=s2');
+    assert.equal(r.statusCode, 200);
+    assert.match(r.body, /<dd id="session-total">[^<]*reported; difference [^<]*: the difference is in calls without a span, e\.g\. compaction<\/dd>/);
+    assert.doesNotMatch((await get('/session?id=s1')).body, /id="session-total"/, 'no stream report, no line');
   });
 
   it('the agent everywhere: an events filter and column, tokens filtered and grouped by agent', async () => {

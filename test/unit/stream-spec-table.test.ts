@@ -62,3 +62,13 @@ describe("the spec's goose stream-json mapping table, row by row", () => {
     assert.deepEqual(harness([message('assistant', [{ type: 'hologram', x: 1 }])]).map((e) => e.type), ['unknown']);
   });
 });
+
+describe('stream events without a time of their own', () => {
+  it("are stamped in the run's time line (goose's created), not the wall clock (issue 24 item 9)", () => {
+    const p = new GooseStreamParser({ now: () => new Date('2030-01-01T00:00:00.000Z') });
+    const events = [...p.line(message('assistant', [{ type: 'text', text: 'hi' }])), ...p.line('not json at all'), ...p.line(JSON.stringify({ type: 'error', error: 'x' })), ...p.end()];
+    const times = events.map((e) => e.harness?.timestamp).filter(Boolean);
+    assert.ok(times.length >= 3);
+    for (const t of times) assert.equal(t, new Date(1796100000 * 1000).toISOString());
+  });
+});

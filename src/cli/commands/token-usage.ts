@@ -9,7 +9,7 @@ import { estimateCost, type TokenSums } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
-import { reconcileSession, reconciliationLine } from '../session-reconcile';
+import { reconcileSession, reconciliationLine } from '../../store/queries/session-total';
 import { cut, fitWidths, plural, safeCells, terminalWidth, usd } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 import { EventLog } from '../../store/log/event-log';

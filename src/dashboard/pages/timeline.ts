@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { sessionOrigin } from '../../store/queries/sessions';
+import { sessionTotal } from '../../store/queries/session-total';
 import { sessionTimeline } from '../../store/queries/timeline';
 import type { Observer, TimelineItem, ToolCallRow } from '../../store/queries/tool-calls';
 import { UsagePricer } from '../../pricing/usage-groups';
@@ -35,6 +36,8 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
   const firstNs = first ? (first.kind === 'event' ? first.event.tsNs : first.firstNs) : 0n;
   const calls = page.items.filter((i): i is ToolCallRow => i.kind === 'tool_call');
   const origin = sessionOrigin(ctx.db, id);
+  // goose's own session total (its stream-json `complete`) beside the per-call sums: compaction has no span.
+  const reported = sessionTotal(ctx.db, id, { model_calls: usage.calls, usage: { input_tokens: usage.input, output_tokens: usage.output, cache_read_input_tokens: usage.cacheRead, cache_creation_input_tokens: usage.cacheWrite } });
 
   let prev: bigint | undefined;
   const rows: Html[] = [];
@@ -61,6 +64,7 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
 <div class="card"><dl class="kv">
 <dt>model calls</dt><dd>${fmtInt(usage.calls)}</dd>
 <dt>tokens</dt><dd>${fmtTokens(usage.input)} in · ${fmtTokens(usage.output)} out · ${fmtTokens(usage.cacheRead)} cache read · ${fmtTokens(usage.cacheWrite)} cache write</dd>
+${reported ? html`<dt>goose's own total</dt><dd id="session-total">${fmtTokens(reported.reported_total_tokens)} reported; difference ${fmtTokens(reported.unspanned_tokens)}: ${reported.note}</dd>` : ''}
 <dt>reported cost</dt><dd>${fmtUsd(usage.reportedCost)}</dd>
 <dt>list-price estimate</dt><dd>${fmtUsd(usage.estimatedCost)}${usage.unpricedCalls ? html` <span class="warn">(unpriced: ${usage.unpricedModels.join(', ')})</span>` : ''}</dd>
 </dl></div>

@@ -51,7 +51,7 @@ function withAgentName(spans: readonly SpanRecord[], got: Extraction): Extractio
   if (names.size === 0) return got;
   for (const ev of got.events) {
     const name = ev.record.trace?.id ? names.get(ev.record.trace.id) : undefined;
-    if (name) ev.record.gen_ai = { ...ev.record.gen_ai, agent: { name } };
+    if (name) (ev.record.gen_ai ??= {}).agent = { name };
   }
   return got;
 }

@@ -61,6 +61,8 @@ export class GooseStreamParser {
   /** goose's startup banner: its session id and working directory, for the run's records */
   readonly banner: GooseBanner = {};
   private sawRecord = false;
+  /** goose's time of the last message, for events that carry none */
+  private lastTime?: string;
   private readonly open = new Map<string, OpenTool>();
   private readonly options: Required<Omit<ParserOptions, 'sessionId'>> & { sessionId?: string };
   /** the last `complete` seen: session-cumulative usage as goose reports it */
@@ -138,7 +140,9 @@ export class GooseStreamParser {
     const created = num(m.created);
     // Any number may arrive here (`1e17` is past the end of time for Date): only a representable time is used.
     const at = created !== undefined ? new Date(created * 1000) : undefined;
-    const timestamp = at && !Number.isNaN(at.getTime()) ? at.toISOString() : this.options.now().toISOString();
+    const valid = at && !Number.isNaN(at.getTime()) ? at.toISOString() : undefined;
+    if (valid) this.lastTime = valid;
+    const timestamp = valid ?? this.options.now().toISOString();
     const inf = isObj(m.metadata) && isObj(m.metadata.inference) ? m.metadata.inference : undefined;
     if (inf) this.lastInference = { model: str(inf.resolvedModel) ?? str(inf.requestedModel), provider: str(inf.provider) };
     const content = Array.isArray(m.content) ? m.content : [];
@@ -295,9 +299,14 @@ export class GooseStreamParser {
     return this.emit({ type: 'unknown', raw }, timestamp);
   }
 
+  /**
+   * An event with no time of its own (an unreadable line, an error, a notification) is stamped with the
+   * run's own time line — goose's `created` of the last message — not the wall clock: a replayed or
+   * delayed stream would otherwise stretch a session over the hours between.
+   */
   private emit(fields: DistributiveOmit<HarnessEvent, 'timestamp' | 'sessionId'>, timestamp?: string, detail: StreamDetail = {}): StreamEvent {
     const harness = {
-      timestamp: timestamp ?? this.options.now().toISOString(),
+      timestamp: timestamp ?? this.lastTime ?? this.options.now().toISOString(),
       ...(this.options.sessionId !== undefined ? { sessionId: this.options.sessionId } : {}),
       ...fields,
     } as HarnessEvent;

@@ -1,4 +1,6 @@
-import type { Usage } from '../model/record';
+import type Database from 'better-sqlite3';
+import type { Usage } from '../../model/record';
+import { queryStreamReports } from './usage';
 
 /** Token sums of a session's model calls, as token-usage reports them. */
 export interface CallTotals {
@@ -43,4 +45,12 @@ export function reconcileSession(report: { timestamp: string; usage: Usage } | u
 export function reconciliationLine(r: SessionReconciliation): string {
   const n = (x: number) => x.toLocaleString('en-US');
   return `session total: goose reported ${n(r.reported_total_tokens)} tokens (stream-json, ${r.reported_at}); its ${n(r.per_call_model_calls)} recorded model calls sum to ${n(r.per_call_total_tokens)}; difference ${n(r.unspanned_tokens)} — ${r.note}`;
+}
+
+/** A session's reconciliation from the log: its newest goose stream report beside the per-call sums given. */
+export function sessionTotal(db: Database.Database, sessionId: string, calls: CallTotals): SessionReconciliation | undefined {
+  const [latest] = queryStreamReports(db, { sessionId }, 1).latest;
+  if (!latest) return undefined;
+  const rec = JSON.parse(latest.record) as { timestamp: string; gen_ai?: { usage?: Usage } };
+  return reconcileSession({ timestamp: rec.timestamp, usage: rec.gen_ai?.usage ?? {} }, calls);
 }
