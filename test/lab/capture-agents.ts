@@ -20,7 +20,7 @@ import { otlpJsonOf, summarize } from './otlp-summary';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  let out = '/work/agent-captures';
+  let out = join(tmpdir(), 'beacon-agent-captures'); // never a committed path: --out names another
   let json = false;
   let gzip = false;
   const names: AgentName[] = [];
