@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startCollector } from '../helpers/daemon';
+import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 import { EventLog } from '../../src/store/log/event-log';
@@ -157,6 +157,14 @@ describe('beacon doctor --send-test', () => {
     const session = /--session (beacon-doctor-test-\S+)/.exec(check(r.stdout, 'send-test').message)![1]!;
     const events = beacon(h, ['events', '--session', session, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(events.map((e) => e.harness.collection_method).sort(), ['hook', 'hook', 'otlp'], 'the pre-tool test call and its post-tool finish');
+    // issue 24 item 7: it names the launcher (not "set", the sourced command line's first word) and
+    // leaves no unfinished call behind
+    const hook = check(r.stdout, 'send-test-hook');
+    assert.match(hook.message, /through \/\S+beacon-hooks\S*$/, hook.message);
+    assert.doesNotMatch(beacon(h, ['events', '--session', session]).stdout, /unfinished/);
+    const listed = jsonl(beacon(h, ['sessions', '--json']).stdout).find((x) => x.id === session);
+    assert.ok(listed, 'the test session is listed');
+    assert.equal(listed.failed_calls, 0);
 
     // a collector writing another log: the span is accepted, and doctor says it did not land here
     const other = await startCollector({ env: { HOME: h.home } });

