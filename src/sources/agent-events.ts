@@ -158,7 +158,10 @@ export function logObservation(rec: LogRecord, sessionId: string | undefined): O
     ...(sessionId ? { sessionId } : {}),
     ...(rec.traceId ? { traceId: rec.traceId } : {}),
     ...(rec.spanId ? { spanId: rec.spanId } : {}),
-    key: JSON.stringify([rec.observedTimeUnixNano.toString(), rec.timeUnixNano.toString(), rec.traceId, rec.spanId, rec.attributes]),
+    // Built only when an event needs an id of its own (no response or call id): most records make none.
+    get key() {
+      return JSON.stringify([rec.observedTimeUnixNano.toString(), rec.timeUnixNano.toString(), rec.traceId, rec.spanId, rec.attributes]);
+    },
   };
 }
 

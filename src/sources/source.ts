@@ -1,8 +1,6 @@
 import type { Attributes, SpanRecord } from '../model/span';
 import type { LogRecord, MetricPoint } from '../model/otlp-signals';
 import type { NormalizedEvent } from '../model/record';
-import type { UsageSemantics } from '../model/usage';
-import type { ClassifyOptions, ToolOutcome } from '../taxonomy/classify';
 
 /** What a source made of one signal's records: events, and the records it refused with why. */
 export interface Extraction {
@@ -12,8 +10,9 @@ export interface Extraction {
 }
 
 /**
- * One coding agent as Beacon reads it: how to recognise its OTLP resource, what its token numbers
- * mean, its tool table, and what each of its signals becomes. A signal the agent does not send (or
+ * One coding agent as Beacon reads it: how to recognise its OTLP resource and what each of its
+ * signals becomes (its token semantics and tool table live where it reads them: its `Agent` for
+ * agent-events.ts, its `SpanProfile` for the GenAI span reader). A signal the agent does not send (or
  * Beacon does not keep) is left out and its records are counted only. Adding an agent is one folder
  * under `sources/` exporting one of these, and one line in `registry.ts`.
  */
@@ -22,10 +21,6 @@ export interface Source {
   readonly harness: string;
   /** does this resource (service.name, service.namespace…) belong to the agent? */
   matches(resource: Attributes): boolean;
-  /** whether the agent's input includes the cache and its output the reasoning */
-  readonly usage: UsageSemantics;
-  /** the agent's tool table, read into Beacon's cross-agent actions */
-  classifyTool(name: string, input: unknown, options?: ClassifyOptions): ToolOutcome;
   spans?(spans: readonly SpanRecord[]): Extraction;
   logs?(records: readonly LogRecord[]): Extraction;
   metrics?(points: readonly MetricPoint[]): NormalizedEvent[];

@@ -108,14 +108,16 @@ export function decodeJsonMetrics(body: Buffer | json.Obj): { points: MetricPoin
           if (t !== 'sum' && t !== 'gauge') continue;
           const temporality = t === 'sum' ? temporalityOf(json.enumValue(json.field(data, 'aggregationTemporality', 'aggregation_temporality'), TEMPORALITIES, 'aggregationTemporality')) : 'unspecified';
           const monotonic = t === 'sum' && json.field(data, 'isMonotonic', 'is_monotonic') === true;
+          const metric = json.str(m, 'name', undefined, 'metric');
+          const unit = json.str(m, 'unit', undefined, 'metric');
           for (const p of dps) {
             const asInt = json.field(p, 'asInt', 'as_int');
             const asDouble = json.field(p, 'asDouble', 'as_double');
             const value = asInt !== undefined && asInt !== null ? int64Value(json.jsonInteger(asInt, 'asInt'), 'asInt') : asDouble !== undefined && asDouble !== null ? json.double(asDouble, 'asDouble') : undefined;
             if (value === undefined) continue;
             points.push({
-              metric: json.str(m, 'name', undefined, 'metric'),
-              unit: json.str(m, 'unit', undefined, 'metric'),
+              metric,
+              unit,
               kind: t,
               temporality,
               monotonic,

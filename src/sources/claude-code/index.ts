@@ -43,8 +43,7 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
     case 'assistant_response':
       return responseEvent(AGENT, o, stringAttr(a, 'response'));
     case 'tool_result': {
-      const params = jsonAttr(a, 'tool_parameters');
-      const input = jsonAttr(a, 'tool_input') ?? params;
+      const input = jsonAttr(a, 'tool_input') ?? jsonAttr(a, 'tool_parameters');
       return toolCallEvent(AGENT, o, {
         name: stringAttr(a, 'tool_name') ?? '',
         callId: stringAttr(a, 'tool_use_id'),
@@ -65,7 +64,5 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
 export const claudeCode: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'claude-code',
-  usage: USAGE,
-  classifyTool: classifyClaudeTool,
   logs,
 };

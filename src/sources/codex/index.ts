@@ -12,7 +12,6 @@ const AGENT: Agent = {
   harness: 'codex',
   usage: SEMCONV_USAGE,
   classifyTool: classifyCodexTool,
-  version: (r) => stringAttr(r, 'service.version'),
 };
 
 /**
@@ -79,7 +78,5 @@ export const codex: Source = {
   harness: AGENT.harness,
   // codex_exec, codex-cli, codex_tui, codex-app-server…: every Codex front end names itself codex_* / codex-*.
   matches: (resource) => typeof resource['service.name'] === 'string' && /^codex([-_]|$)/.test(resource['service.name']),
-  usage: AGENT.usage,
-  classifyTool: classifyCodexTool,
   logs,
 };

@@ -50,7 +50,5 @@ function spans(list: readonly SpanRecord[]): Extraction {
 export const copilotCli: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'github-copilot',
-  usage: SEMCONV_USAGE,
-  classifyTool: classifyCopilotTool,
   spans,
 };

@@ -17,7 +17,5 @@ const AGENT: Agent = {
 export const geminiCli: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'gemini-cli',
-  usage: AGENT.usage,
-  classifyTool: classifyGeminiStyleTool,
   logs: (records) => geminiStyleLogs(AGENT, 'gemini_cli.', records),
 };

@@ -69,8 +69,6 @@ export const goose: Source = {
   harness: 'goose',
   // OTEL_SERVICE_NAME replaces goose's service.name; its service.namespace stays "goose" (otel/otlp.rs).
   matches: (resource: Attributes) => resource['service.namespace'] === 'goose' || (typeof resource['service.name'] === 'string' && isGooseName(resource['service.name'])),
-  usage: GOOSE_USAGE,
-  classifyTool: classifyGooseTool,
   spans: (spans) => keepInstanceName(spans, (group) => withHookFailures(group, withAgentName(group, extractGenAiSpans(group, PROFILE)))),
   logs: (records) => keepInstanceName(records, (group) => ({ events: extractLogEvents(group).events, rejected: [] })),
   metrics: (points) => keepInstanceName(points, (group) => ({ events: extractMetricEvents(group), rejected: [] })).events,

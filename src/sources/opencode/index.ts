@@ -116,7 +116,5 @@ function spans(list: readonly SpanRecord[]): Extraction {
 export const opencode: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'opencode',
-  usage: AGENT.usage,
-  classifyTool: classifyOpencodeTool,
   spans,
 };

@@ -11,7 +11,5 @@ import { classifySemconvTool } from './tools';
 export const otelGenAi: Source = {
   harness: 'otel',
   matches: () => true,
-  usage: SEMCONV_USAGE,
-  classifyTool: classifySemconvTool,
   spans: (spans) => extractGenAiSpans(spans, { usage: SEMCONV_USAGE, classifyTool: classifySemconvTool }),
 };

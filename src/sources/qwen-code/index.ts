@@ -13,7 +13,5 @@ const AGENT: Agent = { harness: 'qwen-code', usage: SEMCONV_USAGE, classifyTool:
 export const qwenCode: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'qwen-code',
-  usage: AGENT.usage,
-  classifyTool: classifyGeminiStyleTool,
   logs: (records) => geminiStyleLogs(AGENT, 'qwen-code.', records),
 };
