@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { processStartTime } from '../config/collector-address';
 import { BeaconError } from '../model/errors';
 import { runningCollector } from './setup-options';
 
@@ -49,9 +50,13 @@ export async function stopBackground(log: string, out: (s: string) => void): Pro
     out(`no collector runs on ${log} (no live address file beside it)`);
     return 1;
   }
+  const started = processStartTime(running.pid);
   process.kill(running.pid, 'SIGTERM');
+  // Done when the process is gone, not when its address file is: the file goes first in the stop,
+  // and the collector's last words ("collector stopped") come after the other parts have stopped.
+  const gone = () => (started === undefined ? !runningCollector(log) : processStartTime(running.pid) !== started);
   for (const deadline = Date.now() + STOP_TIMEOUT_MS; Date.now() < deadline; await sleep(100)) {
-    if (!runningCollector(log)) {
+    if (gone()) {
       out(`collector stopped (pid ${running.pid})`);
       return 0;
     }
