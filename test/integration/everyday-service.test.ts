@@ -72,10 +72,10 @@ describe('a background mode without a systemd user session (issue 24 item 12)', 
     assert.equal(runBeacon(['collector', '--stop', '--log', log], env).status, 1, 'nothing left to stop');
   });
 
-  it('without a user session, service install points at the background mode', () => {
+  it('without a user session, service install points at the background mode', (t) => {
     const home = tempDir('nosession-home-');
-    const r = runBeacon(['service', 'install', '--kind', 'systemd'], { HOME: home, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', XDG_RUNTIME_DIR: join(home, 'none') });
-    if (r.status === 0) return; // a machine with a real user session: nothing to point at
+    const r = runBeacon(['service', 'install', '--kind', 'systemd'], { HOME: home, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', XDG_RUNTIME_DIR: join(home, 'none'), BEACON_SERVICE_NO_ACTIVATE: '' });
+    if (r.status === 0) return t.skip('a real systemd user session answered: there is no missing session to point at');
     assert.match(r.stderr, /beacon collector --detach/, r.stderr);
   });
 });
