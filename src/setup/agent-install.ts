@@ -248,7 +248,3 @@ export function detectAgent(spec: AgentSpec, ctx: AgentContext): string | undefi
   return dir ? `${dir} exists` : undefined;
 }
 
-/** The state install recorded for an agent (doctor reads which scopes Beacon set up). */
-export function installedScopes(spec: AgentSpec, env: NodeJS.ProcessEnv): Scope[] {
-  return Object.values(agentStates(env)).filter((e) => e.agent === spec.id).map((e) => e.scope);
-}

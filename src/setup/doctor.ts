@@ -213,11 +213,6 @@ function isStringArray(v: unknown): v is string[] {
 }
 
 /**
- * Runs the hook launcher as goose does (`sh -c`, a minimal PATH like the desktop app's) with a
- * harmless `--version`: a launcher whose Node.js or bundle is gone fails here, not on every hook.
- */
-
-/**
  * The newest event of a collection path, walking the time index from the newest (a few rows when
  * both paths record), and the log's size from its smallest index. Issue 25: a GROUP BY method over
  * every row read the whole log (50–70 ms at 40k events, seconds at 1M) for the same answer.

@@ -1,3 +1,4 @@
+import { isWildcard } from '../../config/hosts';
 import { spawn } from 'node:child_process';
 import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
@@ -22,7 +23,7 @@ Exits 1 when no collector answers there.`,
 
 /** The dashboard's URL for a collector config: loopback host, its port, and the token when one is set. */
 export function dashboardUrl(host: string, port: number, token?: string): string {
-  const h = ['0.0.0.0', '::'].includes(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const h = isWildcard(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${h}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 

@@ -1,3 +1,4 @@
+import { isWildcard } from '../../config/hosts';
 import { agentChecks, agentSummary, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
@@ -40,7 +41,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   if (name !== undefined && !agent && !/^goose$/i.test(name)) throw new BeaconError('usage', `${spec.name}: unknown agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (expected ${['goose', ...AGENT_IDS].join(', ')})`);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port, source } = collectorPort(values.port, cfg, env);
-  const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host;
+  const host = isWildcard(cfg.host) ? '127.0.0.1' : cfg.host;
   const targets = { http: agentTarget('http', port, cfg), grpc: agentTarget('grpc', port, cfg) };
   const cwd = process.cwd();
   let checks: Check[];
