@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
-import { freePort } from '../test/helpers/grpc-client';
+import { freePort } from '../test/helpers/ports';
 import { startCollector } from '../test/helpers/daemon';
 import { gooseExportTemplate, stampIds } from './fixture';
 

@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './ports';
 import { dirname, join } from 'node:path';
 import { repoRoot } from './paths';
 import { MOCK_API_KEY } from './mock-model';
@@ -450,14 +450,3 @@ async function runOpencode(bin: string, o: AgentRunOptions, plan: Plan, timeoutM
   return record(run, serverExit);
 }
 
-/** A loopback port free right now (for a program that cannot be told "any port" and report it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { OtlpTypes } from '../../src/receiver/proto-root';
 
@@ -45,14 +44,3 @@ function retryDelay(statusBytes: Buffer): number | undefined {
   return typeof s === 'number' ? s : s.toNumber();
 }
 
-/** A loopback port free right now, for a collector's --grpc-port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}

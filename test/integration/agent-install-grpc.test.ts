@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome } from '../helpers/fake-home';
-import { freePort } from '../helpers/grpc-client';
+import { freePort } from '../helpers/ports';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const toml = require('smol-toml') as { parse(t: string): Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -15,7 +15,7 @@ import type { BeaconRecord } from '../../src/model/record';
 import { agentBinary, runAgent, type AgentName } from '../helpers/agent-cli';
 import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
 import { startCollector } from '../helpers/daemon';
-import { freePort } from '../helpers/grpc-client';
+import { freePort } from '../helpers/ports';
 import { startMockModel } from '../helpers/mock-model';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 

@@ -18,7 +18,8 @@ import type { BeaconRecord } from '../../src/model/record';
 import * as sanitize from '../../src/redact/sanitize';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { encodeLogs, newTurn, promptInjectionFinding, toolCallCompleted } from '../helpers/goose-logs';
-import { freePort, grpcExport } from '../helpers/grpc-client';
+import { grpcExport } from '../helpers/grpc-client';
+import { freePort } from '../helpers/ports';
 import { tempDir } from '../helpers/paths';
 import { emptySpansBody } from '../helpers/wire';
 
