@@ -12,6 +12,7 @@ import type { QueuedEventSink } from '../ingest/sink';
 import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
 import { buildCollectorHttp, type CollectorHttp } from './http';
 import { HookFailureWatch } from './hook-failures';
+import type { HealthSource } from './health';
 import { startExportLoop } from './jsonl-export-loop';
 import { Lifecycle } from './lifecycle';
 import { startRetentionLoop } from './retention-loop';
@@ -96,10 +97,11 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   let grpcPart: OtlpGrpcReceiver | undefined;
   // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
   const hookFailures = new HookFailureWatch();
-  const http = await parts.start('http', () => listen(config, logger, writer, forwarding, () => grpcPart?.health(), hookFailures), (h) => h.close());
+  const otlpSink = hookFailures.watchQueued(writer); // one sink for both OTLP transports
+  const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, () => grpcPart?.health(), hookFailures), (h) => h.close());
   // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
   // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
-  const grpc = (grpcPart = await parts.start('grpc', () => startGrpc(config, logger, hookFailures.watchQueued(writer), http), (g) => g.stop()));
+  const grpc = (grpcPart = await parts.start('grpc', () => startGrpc(config, logger, otlpSink, http), (g) => g.stop()));
 
   const addr = http.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -117,10 +119,10 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 }
 
 /** The one HTTP app (http.ts) with its plugins, listening. */
-async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & Partial<HealthSource>, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
     grpcHealth,
-    sink: hookFailures.watchQueued(writer),
+    sink: otlpSink,
     logger,
     maxBodyBytes: config.maxBodyBytes,
     maxPendingExports: config.maxPendingExports,

@@ -53,7 +53,8 @@ async function routes(app: FastifyInstance, options: DashboardOptions, queries: 
 
   for (const path of PAGE_PATHS) {
     app.get(path, { onRequest: pageGuard }, async (req, reply) => {
-      const r = await queries.ask({ kind: 'page', path, query: req.query as Query, health: health() });
+      // Only the overview shows the health report: other pages are not sent one (two stats and a copy per request).
+      const r = await queries.ask({ kind: 'page', path, query: req.query as Query, health: path === '/' ? health() : {} });
       return reply.code(r.status ?? 200).type('text/html; charset=utf-8').send(r.html);
     });
   }

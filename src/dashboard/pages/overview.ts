@@ -31,7 +31,7 @@ function renderOverview(ctx: DashboardContext): PageContent {
   const attention = needsAttention(ctx.db, { sinceNs: nowNs - 7n * DAY_NS, limit: 15 });
   const status = String(health.status ?? 'unknown');
   const statusClass = status === 'ok' ? 'ok' : status === 'degraded' || status === 'stopping' ? 'warn' : 'bad';
-  const threads = (health.threads ?? {}) as Record<string, { state?: string; restarts?: number; lastError?: string }>;
+  const threads = (health.threads ?? {}) as Record<string, { state?: string; restarts?: number; lastError?: { message?: string } }>;
   const log = (health.log ?? {}) as { path?: string; bytes?: number };
   const queue = (health.queue ?? {}) as { exports?: number; bytes?: number };
   const lastError = health.lastError as { message?: string; at?: string } | undefined;
@@ -46,7 +46,7 @@ function renderOverview(ctx: DashboardContext): PageContent {
 <dt>event log</dt><dd><code>${log.path ?? ctx.logPath}</code>${log.bytes !== undefined ? html` · ${fmtBytes(Number(log.bytes))}` : ''}</dd>
 <dt>retention</dt><dd>${ctx.retention.maxAgeDays ? `${ctx.retention.maxAgeDays} days` : 'no age limit'} · ${ctx.retention.maxBytes ? fmtBytes(ctx.retention.maxBytes) : 'no size limit'}</dd>
 <dt>queue</dt><dd>${queue.exports ?? health.pending_exports ?? 0} exports${queue.bytes !== undefined ? ` · ${fmtBytes(Number(queue.bytes))}` : ''}</dd>
-${Object.entries(threads).map(([name, t]) => html`<dt>${name} thread</dt><dd><span class="badge ${t.state === 'failed' ? 'bad' : t.state === 'restarting' ? 'warn' : ''}">${t.state ?? '?'}</span>${t.restarts ? ` ${t.restarts} restarts` : ''}${t.lastError ? html` <span class="bad">${t.lastError}</span>` : ''}</dd>`)}
+${Object.entries(threads).map(([name, t]) => html`<dt>${name} thread</dt><dd><span class="badge ${t.state === 'failed' ? 'bad' : t.state === 'restarting' ? 'warn' : ''}">${t.state ?? '?'}</span>${t.restarts ? ` ${t.restarts} restarts` : ''}${t.lastError?.message ? html` <span class="bad">${t.lastError.message}</span>` : ''}</dd>`)}
 ${lastError?.message ? html`<dt>last error</dt><dd class="bad">${lastError.message}${lastError.at ? html` <span class="muted">${lastError.at}</span>` : ''}</dd>` : ''}
 <dt>exports received</dt><dd>${fmtInt(Number(health.exports ?? 0))} · ${fmtInt(Number(health.inserted ?? 0))} events stored since start</dd>
 </dl></div>
