@@ -7,7 +7,7 @@
  * one full read of the log's records: what a page must never cost.
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { benchCacheDir } from './fixture';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
@@ -86,7 +86,7 @@ export function buildLog(path: string, nowMs: number, events = EVENTS, sessions 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function benchDashboard(): Promise<Record<string, number>> {
-  const path = join(tmpdir(), 'beacon-bench-1m-dashboard-v1.db');
+  const path = join(benchCacheDir(), '1m-dashboard-v1.db');
   // The windows (today, 7 and 30 days) are relative to now: a log built more than a day ago is rebuilt.
   if (existsSync(path) && Date.now() - statSync(path).mtimeMs > DAY_MS) for (const f of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(f)) unlinkSync(f);
   if (!existsSync(path)) {

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { gooseDefaultLoopTurn } from '../test/helpers/goose-spans';
@@ -63,4 +65,14 @@ export function stampIds(template: Buffer, idOffsets: number[], n: number): Buff
   const b = Buffer.from(template);
   for (const at of idOffsets) b.writeUInt32BE(n >>> 0, at);
   return b;
+}
+
+/**
+ * A private folder for logs kept between bench runs (building a million events takes a minute):
+ * Beacon refuses a log in a directory other users may write (issue 22), so never tmpdir() itself.
+ */
+export function benchCacheDir(): string {
+  const dir = join(tmpdir(), `beacon-bench-${process.getuid?.() ?? 'user'}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }

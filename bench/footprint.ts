@@ -9,11 +9,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { BEACON_BIN, repoRoot, tempDir } from '../test/helpers/paths';
 import { startCollector, type RunningCollector } from '../test/helpers/daemon';
 import { buildLog } from './dashboard';
-import { gooseExportTemplate, stampIds } from './fixture';
+import { benchCacheDir, gooseExportTemplate, stampIds } from './fixture';
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -142,10 +141,15 @@ function readCommands(log: string): Record<string, number> {
     ['sessions', ['sessions', '--log', log]],
     ['events --limit 50', ['events', '--limit', '50', '--log', log]],
   ];
+  // A command that failed would time its error path: each run must exit as the first one did, and that one answer.
   const time = (args: string[]) => {
     const t = performance.now();
-    spawnSync(process.execPath, args, { env: { ...process.env, HOME: home }, stdio: 'ignore' });
-    return performance.now() - t;
+    const r = spawnSync(process.execPath, args, { env: { ...process.env, HOME: home }, encoding: 'utf8' });
+    const ms = performance.now() - t;
+    // doctor exits 1 with its report when a check fails (no collector runs here); anything else is an error.
+    const ok = r.status === 0 || (args[1] === 'doctor' && r.status === 1 && r.stdout.includes('event-log'));
+    if (args[0] !== '-e' && (!ok || r.stdout.length === 0)) throw new Error(`beacon ${args.slice(1).join(' ')} exited ${r.status}: ${r.stderr}`);
+    return ms;
   };
   const bare: number[] = [];
   const runs = commands.map(() => [] as number[]);
@@ -164,7 +168,7 @@ function readCommands(log: string): Record<string, number> {
 }
 
 export async function benchFootprint(): Promise<Record<string, number>> {
-  const log = join(tmpdir(), 'beacon-bench-40k-v1.db');
+  const log = join(benchCacheDir(), '40k-v1.db');
   // The pages' windows are relative to now: a log built more than a day ago is rebuilt. Runs write to a copy.
   if (existsSync(log) && Date.now() - statSync(log).mtimeMs > 86_400_000) for (const f of [log, `${log}-wal`, `${log}-shm`]) if (existsSync(f)) unlinkSync(f);
   if (!existsSync(log)) buildLog(log, Date.now(), 40_000, 80);

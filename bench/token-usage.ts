@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { benchCacheDir } from './fixture';
 import { EventLog } from '../src/store/log/event-log';
 import type { EventRow } from '../src/store/log/row';
 import { queryUsage } from '../src/store/queries/usage';
@@ -37,7 +37,7 @@ function buildLog(path: string): void {
 }
 
 export function benchTokenUsage(): Record<string, number> {
-  const path = join(tmpdir(), 'beacon-bench-1m-v2.db');
+  const path = join(benchCacheDir(), '1m-v2.db');
   if (!existsSync(path)) {
     const t = performance.now();
     buildLog(path);
