@@ -57,6 +57,35 @@ export function serviceNodeArgs(): string[] {
   return between.split(/\s+/).filter(Boolean);
 }
 
+/**
+ * The design card's floor: the libraries the collector loads at start (fastify with a pino logger,
+ * an @grpc/grpc-js server, protobufjs, better-sqlite3 with a WAL log open), both ports listening,
+ * no Beacon code, with the service's Node options; and the same with one worker thread holding a
+ * SQLite connection (the writer's floor). What no code of ours can go below on this stack.
+ */
+async function designCardFloor(nodeArgs: string[]): Promise<{ libs: number; libsWriter: number }> {
+  const dir = tempDir('bench-floor-');
+  const writer = `const D = require('better-sqlite3'); new D(${JSON.stringify(join(dir, 'floor.db'))}); setInterval(() => {}, 1000)`;
+  const code = (withWriter: boolean) => `
+    const Database = require('better-sqlite3');
+    new Database(${JSON.stringify(join(dir, 'floor.db'))}).pragma('journal_mode = WAL');
+    require('protobufjs');
+    const app = require('fastify')({ loggerInstance: require('pino')({ level: 'info' }, require('node:fs').createWriteStream('/dev/null')) });
+    app.post('/v1/traces', async () => ({}));
+    app.listen({ port: 0, host: '127.0.0.1' });
+    const grpc = require('@grpc/grpc-js');
+    new grpc.Server().bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), () => {});
+    ${withWriter ? `new (require('node:worker_threads').Worker)(${JSON.stringify(writer)}, { eval: true });` : ''}`;
+  const measure = async (withWriter: boolean) => {
+    const p = spawn(process.execPath, [...nodeArgs, '-e', code(withWriter)], { cwd: repoRoot(), stdio: ['ignore', 'ignore', 'inherit'] });
+    await sleep(2500);
+    const mb = rssMb(p.pid!);
+    p.kill();
+    return mb;
+  };
+  return { libs: await measure(false), libsWriter: await measure(true) };
+}
+
 async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threadsUp: number; afterWork: number }> {
   const c = await startCollector({ nodeArgs });
   await sleep(1500);
@@ -74,17 +103,19 @@ async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threads
 async function idleFootprint(): Promise<Record<string, number>> {
   const floor = await nodeFloor();
   const flags = serviceNodeArgs();
+  const card = await designCardFloor(flags);
   const byHand = await collectorRss([]);
   const service = await collectorRss(flags);
   const line = (r: typeof byHand) => `idle ${r.idle.toFixed(1)} MB, threads up ${r.threadsUp.toFixed(1)} MB, after 20 exports and 3 s idle ${r.afterWork.toFixed(1)} MB`;
   console.log(
     `footprint: collector RSS as the service runs it (node ${flags.join(' ')}) ${line(service)}; run by hand (no Node options) ${line(byHand)}; ` +
-      `floor in this run: bare node ${floor.bare.toFixed(1)} MB, bare node + 2 empty worker threads ${floor.twoWorkers.toFixed(1)} MB`,
+      `floor in this run: bare node ${floor.bare.toFixed(1)} MB, bare node + 2 empty worker threads ${floor.twoWorkers.toFixed(1)} MB; ` +
+      `the design card's libraries loaded and listening, no Beacon code, ${card.libs.toFixed(1)} MB, with one SQLite worker thread ${card.libsWriter.toFixed(1)} MB`,
   );
   return {
     footprintIdleRssMb: service.idle, threadsUpRssMb: service.threadsUp, afterWorkRssMb: service.afterWork,
     byHandIdleRssMb: byHand.idle, byHandThreadsUpRssMb: byHand.threadsUp, byHandAfterWorkRssMb: byHand.afterWork,
-    bareNodeRssMb: floor.bare, bareNodeTwoWorkersRssMb: floor.twoWorkers,
+    bareNodeRssMb: floor.bare, bareNodeTwoWorkersRssMb: floor.twoWorkers, designCardFloorRssMb: card.libs, designCardWriterFloorRssMb: card.libsWriter,
   };
 }
 

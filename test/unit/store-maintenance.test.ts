@@ -175,6 +175,40 @@ describe('supervised writer and checkpointer threads', () => {
     await writer.close();
   });
 
+  it('the checkpointer thread runs only under sustained load and retires when the WAL is quiet', async () => {
+    const path = join(tempDir(), 'e.db');
+    // ~830 bytes of record a row: 2,500 rows are 2 MiB
+    const writer = await EventLogWriter.start({ path, busyTimeoutMs: 1000, checkpointerStartBytes: 2 * 1024 * 1024, checkpointerQuietMs: 300 });
+    const state = () => writer.health().threads.checkpointer.state;
+    const until = async (want: string, ms: number) => {
+      for (const end = Date.now() + ms; state() !== want && Date.now() < end; ) await sleep(20);
+      return state();
+    };
+    let maxWal = 0;
+    const burst = async (batches: number, prefix: string) => {
+      for (let i = 0; i < batches; i++) {
+        await writer.append(rows(500, `${prefix}${i}`));
+        if (existsSync(`${path}-wal`)) maxWal = Math.max(maxWal, statSync(`${path}-wal`).size);
+      }
+    };
+    await burst(2, 'light'); // 1,000 rows: an agent's ordinary traffic
+    await sleep(300);
+    assert.equal(state(), 'idle', 'no checkpointer thread for light load');
+    await burst(12, 'heavy');
+    assert.equal(await until('running', 3000), 'running', 'sustained load starts it');
+    assert.equal(await until('idle', 5000), 'idle', 'a quiet WAL retires it');
+    await burst(12, 'again');
+    assert.equal(await until('running', 3000), 'running', 'the next sustained load starts it again');
+    const h = writer.health();
+    assert.equal(h.threads.checkpointer.restarts, 0, 'retiring is no failure');
+    assert.equal(h.lastError, undefined);
+    assert.ok(maxWal < 12 * 1024 * 1024, `WAL peaked at ${(maxWal / 1048576).toFixed(1)} MB`);
+    await writer.close();
+    const log = EventLog.open(path);
+    assert.equal(log.count(), 13_000);
+    log.close();
+  });
+
   it('while the checkpointer cannot run, the writer checkpoints itself and the WAL stays bounded', async () => {
     fault('CHECKPOINTER', '1000'); // every checkpointer start dies on its first tick
     const path = join(tempDir(), 'e.db');

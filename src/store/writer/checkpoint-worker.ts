@@ -1,5 +1,6 @@
 /**
- * The collector's checkpointer thread. The writer connection runs with auto-checkpoint off, because
+ * The collector's checkpointer thread, started under sustained load and retired when the WAL has
+ * been quiet for `quietMs` (checkpointer.ts). While it runs the writer has auto-checkpoint off, because
  * a checkpoint (copying the WAL into the database and fsyncing it) inside the writer stalls every
  * export queued behind it — a profile at saturation had the writer 31% in checkpoints. A PASSIVE
  * checkpoint from this second connection runs beside the writer without blocking it.
@@ -17,7 +18,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { takeTestFault } from './test-fault';
 import type { FromCheckpointer } from './protocol';
 
-const { path, restartBytes, intervalMs, restartWaitMs } = workerData as { path: string; restartBytes: number; intervalMs: number; restartWaitMs: number };
+const { path, restartBytes, intervalMs, restartWaitMs, quietMs } = workerData as { path: string; restartBytes: number; intervalMs: number; restartWaitMs: number; quietMs: number };
 const port = parentPort!;
 const db = new Database(path, { timeout: restartWaitMs });
 const pageSize = db.pragma('page_size', { simple: true }) as number;
@@ -28,10 +29,25 @@ send({ type: 'ready' });
 type Checkpoint = { busy: number; log: number; checkpointed: number };
 const checkpoint = (mode: 'PASSIVE' | 'RESTART') => (db.pragma(`wal_checkpoint(${mode})`) as Checkpoint[])[0]!;
 
+// Quiet: every frame copied and none added since the last tick (a new write rewinds or grows the WAL).
+let last = { log: -1, checkpointed: -1 };
+let quietSince = Date.now();
+let saidQuiet = false;
+const noteQuiet = (c: Checkpoint) => {
+  const quiet = c.log === c.checkpointed && c.log === last.log && c.checkpointed === last.checkpointed;
+  last = c;
+  if (!quiet) quietSince = Date.now();
+  else if (!saidQuiet && Date.now() - quietSince >= quietMs) {
+    saidQuiet = true;
+    send({ type: 'quiet' });
+  }
+};
+
 const timer = setInterval(() => {
   if (fault !== undefined) throw new Error(`test fault: checkpointer killed (${fault})`);
   try {
     const first = checkpoint('PASSIVE');
+    noteQuiet(first);
     if (first.log * pageSize < restartBytes) return;
     checkpoint('PASSIVE');
     const t0 = performance.now();

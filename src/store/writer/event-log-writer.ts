@@ -1,16 +1,21 @@
-import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BeaconError } from '../../model/errors';
 import { EventLog, type AppendResult } from '../log/event-log';
 import type { EventRow } from '../log/row';
 import { ThreadSupervisor, type ThreadError, type ThreadStatus } from './thread-supervisor';
-import type { FromCheckpointer, FromWriter, Synchronous, ToWriter, WriterInit } from './protocol';
+import { AUTOCHECKPOINT_PAGES, Checkpointer } from './checkpointer';
+import { closeWorker, workerFile } from './worker-files';
+import type { FromWriter, Synchronous, ToWriter, WriterInit } from './protocol';
 
 export interface WriterOptions extends WriterInit {
   /** retire the writer and checkpointer threads after this long without exports (idle memory) */
   idleMs?: number;
   /** once the WAL holds this much, the checkpointer rewinds it with a short RESTART checkpoint */
   checkpointRestartBytes?: number;
+  /** record bytes within a minute that start the checkpointer thread (default 4 MiB: sustained load) */
+  checkpointerStartBytes?: number;
+  /** the checkpointer retires after the WAL has been quiet this long (default 30 s) */
+  checkpointerQuietMs?: number;
   /**
    * Called once when the writer thread has failed this many times in a row (5, with backoff from
    * 250 ms to 4 s between starts): the collector cannot store and should exit non-zero, so that
@@ -31,9 +36,6 @@ export interface WriterHealth {
   lastError?: ThreadError;
 }
 
-/** wal_autocheckpoint pages when the checkpointer cannot run (SQLite's default). */
-const AUTOCHECKPOINT_PAGES = 1000;
-
 interface WriterThread {
   worker: Worker;
   generation: number;
@@ -53,33 +55,42 @@ interface Waiting {
  * The main-thread side of the event log: `append` resolves once the rows are committed, so the
  * collector replies to an export only after its events are durable in the log.
  *
- * Writes run on a writer thread (the second core) with a checkpointer thread beside it. Both start
- * with the first export and retire after `idleMs` without one, so an idle collector holds neither.
+ * Writes run on a writer thread (the second core), with a checkpointer thread beside it under
+ * sustained load (src/store/writer/checkpointer.ts). The writer starts with the first export and
+ * retires after `idleMs` without one, so an idle collector holds neither.
  * Both are supervised: when the writer dies, every append it held is rejected with 503 +
  * Retry-After (a client retry is idempotent) and the next append starts a new one after a backoff;
  * when the checkpointer dies, the writer checkpoints itself until a new checkpointer runs.
  */
 export class EventLogWriter {
-  private readonly options: Required<Omit<WriterOptions, 'onWriterGaveUp' | 'autocheckpointPages' | 'synchronous'>> & Pick<WriterOptions, 'onWriterGaveUp' | 'synchronous'>;
+  private readonly options: Required<Omit<WriterOptions, 'onWriterGaveUp' | 'autocheckpointPages' | 'synchronous' | 'checkpointerStartBytes' | 'checkpointerQuietMs'>> &
+    Pick<WriterOptions, 'onWriterGaveUp' | 'synchronous' | 'checkpointerStartBytes' | 'checkpointerQuietMs'>;
   private writer?: Promise<WriterThread>;
   private live?: WriterThread;
-  private checkpointer?: { worker: Worker; ready: boolean; retiring: boolean };
+  private readonly checkpointer: Checkpointer;
   private generations = 0;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
   private idleTimer?: NodeJS.Timeout;
   private closing = false;
   private lastFailure?: ThreadError;
-  private readonly checkpointStats = { restarts: 0, longestRestartMs: 0 };
   private readonly acknowledged = { fsynced: 0, unsynced: 0 };
   readonly writerThread: ThreadSupervisor;
-  readonly checkpointerThread = new ThreadSupervisor('checkpointer');
   /** how many times the writer thread was started (for tests and the health endpoint) */
   starts = 0;
 
   private constructor(options: EventLogWriter['options']) {
     this.options = options;
     this.writerThread = new ThreadSupervisor('writer', 5, (_name, error) => options.onWriterGaveUp?.(error));
+    this.checkpointer = new Checkpointer({
+      path: options.path,
+      restartBytes: options.checkpointRestartBytes,
+      startBytes: options.checkpointerStartBytes,
+      quietMs: options.checkpointerQuietMs,
+      onReady: () => this.tellWriter({ type: 'autocheckpoint', pages: 0 }),
+      onGone: () => this.tellWriter({ type: 'autocheckpoint', pages: AUTOCHECKPOINT_PAGES }),
+      onFailure: (sup, e) => this.noteFailure(sup, e),
+    });
   }
 
   /** Checks (or creates) the log now, so a foreign or newer file fails the start, not the first export. */
@@ -105,10 +116,10 @@ export class EventLogWriter {
 
   health(): WriterHealth {
     return {
-      threads: { writer: this.writerThread.snapshot, checkpointer: this.checkpointerThread.snapshot },
+      threads: { writer: this.writerThread.snapshot, checkpointer: this.checkpointer.supervisor.snapshot },
       queue: { exports: this.waiting.size },
       canStore: !this.closing && this.writerThread.state !== 'failed' && this.writerThread.waitMs() === 0,
-      checkpoints: { ...this.checkpointStats },
+      checkpoints: { ...this.checkpointer.stats },
       acknowledged: { ...this.acknowledged },
       ...(this.lastFailure ? { lastError: { ...this.lastFailure } } : {}),
     };
@@ -133,7 +144,9 @@ export class EventLogWriter {
       this.settle(id)?.reject(e as Error);
       return result;
     }
-    this.ensureCheckpointer();
+    let bytes = 0;
+    for (const r of rows) bytes += r.record.length;
+    this.checkpointer.noteAppended(bytes);
     const w = this.waiting.get(id);
     if (!w) return result; // rejected meanwhile
     w.generation = thread.generation;
@@ -177,7 +190,7 @@ export class EventLogWriter {
       path: this.options.path,
       busyTimeoutMs: this.options.busyTimeoutMs,
       synchronous: this.options.synchronous,
-      autocheckpointPages: this.checkpointer?.ready ? 0 : AUTOCHECKPOINT_PAGES,
+      autocheckpointPages: this.checkpointer.ready ? 0 : AUTOCHECKPOINT_PAGES,
     };
     const worker = new Worker(workerFile('writer-worker'), { workerData: init });
     await new Promise<void>((resolve, reject) => {
@@ -211,41 +224,6 @@ export class EventLogWriter {
     return thread;
   }
 
-  private ensureCheckpointer(): void {
-    if (this.checkpointer || this.closing || this.checkpointerThread.waitMs() > 0) return;
-    let worker: Worker;
-    try {
-      worker = new Worker(workerFile('checkpoint-worker'), {
-        workerData: { path: this.options.path, restartBytes: this.options.checkpointRestartBytes, intervalMs: 100, restartWaitMs: 200 },
-      });
-    } catch (e) {
-      this.noteFailure(this.checkpointerThread, e);
-      return;
-    }
-    const handle = { worker, ready: false, retiring: false };
-    this.checkpointer = handle;
-    worker.on('message', (m: FromCheckpointer) => {
-      if (m.type === 'ready') {
-        handle.ready = true;
-        this.checkpointerThread.started();
-        this.checkpointerThread.healthy();
-        this.tellWriter({ type: 'autocheckpoint', pages: 0 });
-      } else if (m.type === 'restarted') {
-        this.checkpointStats.restarts++;
-        this.checkpointStats.longestRestartMs = Math.max(this.checkpointStats.longestRestartMs, m.ms);
-      }
-    });
-    let error: Error | undefined;
-    worker.on('error', (e) => (error = e));
-    worker.on('exit', (code) => {
-      if (this.checkpointer === handle) this.checkpointer = undefined;
-      if (handle.retiring) return;
-      // The WAL's other bound: the writer checkpoints after its own commits until a checkpointer runs again.
-      this.noteFailure(this.checkpointerThread, error ?? new Error(`checkpointer thread exited with code ${code}`));
-      this.tellWriter({ type: 'autocheckpoint', pages: AUTOCHECKPOINT_PAGES });
-    });
-  }
-
   private tellWriter(msg: ToWriter): void {
     if (this.live?.alive && !this.live.retiring) this.live.worker.postMessage(msg);
   }
@@ -267,15 +245,8 @@ export class EventLogWriter {
 
   private async stopThreads(): Promise<void> {
     const pending = this.writer;
-    const checkpointer = this.checkpointer;
     this.writer = undefined;
-    this.checkpointer = undefined;
-    const stops: Promise<void>[] = [];
-    if (checkpointer) {
-      checkpointer.retiring = true;
-      stops.push(closeWorker(checkpointer.worker));
-      this.checkpointerThread.stopped();
-    }
+    const stops: Promise<void>[] = [this.checkpointer.stop({ final: this.closing })];
     if (pending) {
       const thread = await pending.catch(() => undefined);
       if (thread?.alive) {
@@ -306,20 +277,4 @@ export class EventLogWriter {
       this.idleTimer.unref();
     }
   }
-}
-
-/** Under tsx (tests) these modules are .ts and so are the workers; compiled, all are .js. */
-function workerFile(name: string): string {
-  return join(__dirname, `${name}${extname(__filename)}`);
-}
-
-/** Asks a worker to finish (commit what it holds, close the database) and waits for it to end. */
-async function closeWorker(w: Worker): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    w.on('message', (m: { type: string }) => m.type === 'closed' && resolve());
-    w.once('exit', () => resolve());
-  });
-  w.postMessage({ type: 'close' });
-  await done;
-  await w.terminate();
 }

@@ -22,6 +22,8 @@ export type FromCheckpointer =
   | { type: 'ready' }
   /** a RESTART checkpoint (waiting for the lock included) took this long */
   | { type: 'restarted'; ms: number }
+  /** the WAL has been fully copied and unchanged for quietMs: load is over, the thread may retire */
+  | { type: 'quiet' }
   | { type: 'closed' };
 
 export interface WireError {
