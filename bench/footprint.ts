@@ -86,7 +86,7 @@ async function designCardFloor(nodeArgs: string[]): Promise<{ libs: number; libs
   return { libs: await measure(false), libsWriter: await measure(true) };
 }
 
-async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threadsUp: number; afterWork: number }> {
+async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threadsUp: number; afterWork: number; settled: number }> {
   const c = await startCollector({ nodeArgs });
   await sleep(1500);
   const idle = rssMb(c.proc.pid!);
@@ -96,8 +96,11 @@ async function collectorRss(nodeArgs: string[]): Promise<{ idle: number; threads
   for (let i = 0; i < 20; i++) await exportOnce(c.url);
   await sleep(3000);
   const afterWork = rssMb(c.proc.pid!);
+  // V8's memory reducer collects the work's garbage once allocation has stopped for ~8 s.
+  await sleep(9000);
+  const settled = rssMb(c.proc.pid!);
   await c.stop();
-  return { idle, threadsUp, afterWork };
+  return { idle, threadsUp, afterWork, settled };
 }
 
 async function idleFootprint(): Promise<Record<string, number>> {
@@ -106,14 +109,14 @@ async function idleFootprint(): Promise<Record<string, number>> {
   const card = await designCardFloor(flags);
   const byHand = await collectorRss([]);
   const service = await collectorRss(flags);
-  const line = (r: typeof byHand) => `idle ${r.idle.toFixed(1)} MB, threads up ${r.threadsUp.toFixed(1)} MB, after 20 exports and 3 s idle ${r.afterWork.toFixed(1)} MB`;
+  const line = (r: typeof byHand) => `idle ${r.idle.toFixed(1)} MB, threads up ${r.threadsUp.toFixed(1)} MB, after 20 exports and 3 s idle ${r.afterWork.toFixed(1)} MB, 12 s idle ${r.settled.toFixed(1)} MB`;
   console.log(
     `footprint: collector RSS as the service runs it (node ${flags.join(' ')}) ${line(service)}; run by hand (no Node options) ${line(byHand)}; ` +
       `floor in this run: bare node ${floor.bare.toFixed(1)} MB, bare node + 2 empty worker threads ${floor.twoWorkers.toFixed(1)} MB; ` +
       `the design card's libraries loaded and listening, no Beacon code, ${card.libs.toFixed(1)} MB, with one SQLite worker thread ${card.libsWriter.toFixed(1)} MB`,
   );
   return {
-    footprintIdleRssMb: service.idle, threadsUpRssMb: service.threadsUp, afterWorkRssMb: service.afterWork,
+    footprintIdleRssMb: service.idle, threadsUpRssMb: service.threadsUp, afterWorkRssMb: service.afterWork, afterWorkSettledRssMb: service.settled,
     byHandIdleRssMb: byHand.idle, byHandThreadsUpRssMb: byHand.threadsUp, byHandAfterWorkRssMb: byHand.afterWork,
     bareNodeRssMb: floor.bare, bareNodeTwoWorkersRssMb: floor.twoWorkers, designCardFloorRssMb: card.libs, designCardWriterFloorRssMb: card.libsWriter,
   };

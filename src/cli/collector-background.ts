@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { processStartTime } from '../config/collector-address';
+import { COLLECTOR_NODE_FLAGS } from '../config/node-flags';
 import { BeaconError } from '../model/errors';
 import { runningCollector } from './setup-options';
 
@@ -25,7 +26,7 @@ export async function detach(argv: string[], log: string, out: (s: string) => vo
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const output = outputFile(log);
   const fd = openSync(output, 'a', 0o600);
-  const args = [process.argv[1]!, 'collector', ...argv.filter((a) => a !== '--detach')];
+  const args = [...COLLECTOR_NODE_FLAGS, process.argv[1]!, 'collector', ...argv.filter((a) => a !== '--detach')];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: number | null | undefined;

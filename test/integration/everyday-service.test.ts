@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { COLLECTOR_NODE_FLAGS } from '../../src/config/node-flags';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -60,6 +61,9 @@ describe('a background mode without a systemd user session (issue 24 item 12)', 
     assert.ok(m, started.stdout);
     const health = (await (await fetch(`${m[2]}/health`)).json()) as { status: string };
     assert.equal(health.status, 'ok', 'it serves after the command returned');
+    // It runs with the daemon's Node options, as the service files do (issue 25: its footprint).
+    const argv = readFileSync(`/proc/${m[1]}/cmdline`, 'utf8').split('\0');
+    assert.deepEqual(argv.slice(1, 1 + COLLECTOR_NODE_FLAGS.length), [...COLLECTOR_NODE_FLAGS]);
     const again = runBeacon(['collector', '--detach', '--port', '0', '--log', log], env);
     assert.notEqual(again.status, 0, 'a second one on the same log is refused');
     assert.match(again.stderr, /already writes/);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { COLLECTOR_NODE_FLAGS } from '../../src/config/node-flags';
 
 const beacon = beaconIn;
 
@@ -278,8 +279,8 @@ describe('beacon service', () => {
     const text = readFileSync(unit, 'utf8');
     assert.match(text, /^Restart=on-failure$/m);
     assert.match(text, /--host 127\.0\.0\.1/);
-    // issue 25: a 1 MB young generation keeps the idle daemon ~5 MB smaller, ~10 MB after work (npm run bench -- footprint)
-    assert.match(text, /^ExecStart="[^"]+" --max-semi-space-size=1 "/m);
+    // issue 25: the daemon's Node options (src/config/node-flags.ts: its young generation and heap growth)
+    assert.equal(/^ExecStart="[^"]+" (.*?) "/m.exec(text)?.[1], COLLECTOR_NODE_FLAGS.join(' '));
     if (spawnSync('which', ['systemd-analyze']).status === 0) {
       const v = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
       assert.equal(v.status, 0, v.stderr);
@@ -310,7 +311,7 @@ describe('beacon service', () => {
     assert.equal(parsed.status, 0, parsed.stderr);
     const p = JSON.parse(parsed.stdout);
     assert.equal(p.Label, 'com.beacon.collector');
-    assert.deepEqual(p.ProgramArguments, [process.execPath, '--max-semi-space-size=1', BEACON_BIN, 'collector', '--host', '127.0.0.1', '--port', '4318', '--log', join(h.home, '.beacon', 'endpoint', 'events.db')]);
+    assert.deepEqual(p.ProgramArguments, [process.execPath, ...COLLECTOR_NODE_FLAGS, BEACON_BIN, 'collector', '--host', '127.0.0.1', '--port', '4318', '--log', join(h.home, '.beacon', 'endpoint', 'events.db')]);
     assert.equal(p.RunAtLoad, true);
     assert.deepEqual(p.KeepAlive, { SuccessfulExit: false });
     assert.equal(p.StandardOutPath, join(h.home, 'Library', 'Logs', 'Beacon', 'collector.log'));
