@@ -1,10 +1,10 @@
-import { newRecord } from '../model/envelope';
 import { callEventId, contentEventId } from '../model/event-id';
 import type { BeaconRecord, NormalizedEvent, Severity } from '../model/record';
 import type { Attributes } from '../model/span';
 import { disjointUsage, type ReportedUsage, type UsageSemantics } from '../model/usage';
 import { applyToolClassification, type ClassifyOptions, type ToolOutcome } from '../taxonomy/classify';
-import { SpanRejected, stringAttr, structuredAttr } from './attributes';
+import { SpanRejected, structuredAttr } from './attributes';
+import { otlpRecord } from './otlp-record';
 import type { Extraction } from './source';
 import type { LogRecord } from '../model/otlp-signals';
 import { nowUnixNano } from '../model/time';
@@ -55,13 +55,8 @@ export interface ToolCall {
 }
 
 function record(agent: Agent, o: Observation, action: string, category: string, id: string, message: string): BeaconRecord {
-  const version = agent.version ? agent.version(o.resource) : stringAttr(o.resource, 'service.version');
-  const r = newRecord({ timeUnixNano: o.time, action, category, id, message, harness: { name: agent.harness, ...(version ? { version } : {}), collection_method: 'otlp' } });
-  const user = stringAttr(o.resource, 'user.name');
-  if (user) r.user = { name: user };
-  if (o.sessionId) r.session = { id: o.sessionId };
-  if (o.traceId || o.spanId) r.trace = { ...(o.traceId ? { id: o.traceId } : {}), ...(o.spanId ? { span_id: o.spanId } : {}) };
-  return r;
+  const version = agent.version?.(o.resource);
+  return otlpRecord({ timeUnixNano: o.time, action, category, id, message }, { harness: agent.harness, resource: o.resource, ...(version ? { version } : {}), sessionId: o.sessionId, traceId: o.traceId, spanId: o.spanId });
 }
 
 function ownId(agent: Agent, o: Observation, what: string): string {

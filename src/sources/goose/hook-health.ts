@@ -1,8 +1,8 @@
-import { newRecord } from '../../model/envelope';
 import { spanEventId } from '../../model/event-id';
 import type { NormalizedEvent } from '../../model/record';
 import type { SpanRecord } from '../../model/span';
 import { stringAttr } from '../attributes';
+import { otlpRecord } from '../otlp-record';
 
 /** The plugin name goose reports for Beacon's hooks (the installer's `.agents/plugins/<name>`). */
 export const BEACON_GOOSE_PLUGIN = 'beacon-endpoint';
@@ -25,20 +25,18 @@ export function hookFailureFromSpan(span: SpanRecord): NormalizedEvent | undefin
   if (stringAttr(a, 'gen_ai.operation.name') !== 'execute_hook' || !cause || !HOOK_ERRORS.has(cause)) return undefined;
   if (stringAttr(a, 'goose.hook.plugin') !== BEACON_GOOSE_PLUGIN) return undefined;
   const hookEvent = stringAttr(a, 'goose.hook.event');
-  const version = stringAttr(span.resource, 'service.version');
-  const record = newRecord({
-    timeUnixNano: span.startTimeUnixNano,
-    action: HOOK_FAILED,
-    category: 'hook',
-    id: spanEventId(span.traceId, span.spanId),
-    harness: { name: 'goose', ...(version ? { version } : {}), collection_method: 'otlp' },
-    message: `Beacon's ${hookEvent ?? ''} hook failed inside goose (${cause === 'hook_exit' ? 'it exited non-zero' : 'it could not run or timed out'})`.replace('  ', ' '),
-  });
+  const record = otlpRecord(
+    {
+      timeUnixNano: span.startTimeUnixNano,
+      action: HOOK_FAILED,
+      category: 'hook',
+      id: spanEventId(span.traceId, span.spanId),
+      message: `Beacon's ${hookEvent ?? ''} hook failed inside goose (${cause === 'hook_exit' ? 'it exited non-zero' : 'it could not run or timed out'})`.replace('  ', ' '),
+    },
+    { harness: 'goose', resource: span.resource, sessionId: stringAttr(a, 'session.id'), traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId },
+  );
   record.severity = 'medium';
   record.error = { type: cause };
-  const session = stringAttr(a, 'session.id');
-  if (session) record.session = { id: session };
-  if (span.traceId || span.spanId) record.trace = { id: span.traceId, span_id: span.spanId, ...(span.parentSpanId ? { parent_span_id: span.parentSpanId } : {}) };
   record.raw = { otel_signal: 'traces', span_name: span.name, cause, plugin: BEACON_GOOSE_PLUGIN, ...(hookEvent ? { hook_event: hookEvent } : {}) };
   return { record, timeUnixNano: span.startTimeUnixNano };
 }

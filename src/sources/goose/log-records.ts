@@ -1,4 +1,3 @@
-import { newRecord } from '../../model/envelope';
 import { callEventId, contentEventId } from '../../model/event-id';
 import type { LogRecord } from '../../model/otlp-signals';
 import type { BeaconRecord, NormalizedEvent, SecurityFields, Severity } from '../../model/record';
@@ -6,6 +5,7 @@ import { nowUnixNano } from '../../model/time';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from '../attributes';
+import { otlpRecord } from '../otlp-record';
 
 /**
  * goose's security and approval log records → Beacon events. goose's tool-inspection layer
@@ -188,19 +188,11 @@ function event(rec: LogRecord, action: string, category: string, severity: Sever
   const a = rec.attributes;
   // goose's appender never sets the event time: the SDK's observed time is when goose logged it.
   const time = rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
-  const version = stringAttr(rec.resource, 'service.version');
-  const record = newRecord({
-    timeUnixNano: time,
-    action, category, message,
-    id: o.id ?? logRecordId(rec),
-    harness: { name: 'goose', ...(version ? { version } : {}), collection_method: 'otlp' },
-  });
+  const record = otlpRecord(
+    { timeUnixNano: time, action, category, message, id: o.id ?? logRecordId(rec) },
+    { harness: 'goose', resource: rec.resource, sessionId: stringAttr(a, 'session.id'), traceId: rec.traceId, spanId: rec.spanId },
+  );
   record.severity = severity;
-  const user = stringAttr(rec.resource, 'user.name');
-  if (user) record.user = { name: user };
-  const session = stringAttr(a, 'session.id');
-  if (session) record.session = { id: session };
-  if (rec.traceId || rec.spanId) record.trace = { ...optional('id', rec.traceId), ...optional('span_id', rec.spanId) };
   const toolName = stringAttr(a, 'tool.name') ?? o.toolName;
   if (toolName) record.tool = { name: toolName };
   if (toolName || o.callId) record.gen_ai = { tool: { ...optional('name', toolName), ...(o.callId ? { call: { id: o.callId } } : {}) } };

@@ -1,9 +1,9 @@
-import { newRecord } from '../../model/envelope';
 import { contentEventId, spanEventId } from '../../model/event-id';
 import { normalizeHarnessName, resourceHarness } from '../../model/harness';
 import type { BeaconRecord, Fidelity } from '../../model/record';
 import type { Attributes, SpanRecord } from '../../model/span';
 import { stringAttr } from '../attributes';
+import { otlpRecord } from '../otlp-record';
 
 /** Attributes that carry message content: kept only in their structured place (if at all), never in `raw`. */
 const CONTENT_ATTRIBUTES = new Set([
@@ -30,22 +30,10 @@ export function baseRecord(span: SpanRecord, action: string, category: string, f
   const attrs = span.attributes;
   const named = stringAttr(attrs, 'beacon.harness.name', 'harness.name');
   const harness = named ? normalizeHarnessName(named) : sourceHarness ?? resourceHarness(span.resource);
-  const version = stringAttr(span.resource, 'service.version');
-  const user = stringAttr(span.resource, 'user.name');
-  const session = stringAttr(attrs, 'session.id', 'gen_ai.conversation.id');
-
-  const record = newRecord({
-    timeUnixNano: span.startTimeUnixNano,
-    action, category, fidelity,
-    id: eventId(span),
-    harness: { name: harness, ...(version ? { version } : {}), collection_method: 'otlp' },
-  });
-  if (user) record.user = { name: user };
-  if (session) record.session = { id: session };
-  if (span.traceId || span.spanId) {
-    record.trace = { id: span.traceId, span_id: span.spanId, ...(span.parentSpanId ? { parent_span_id: span.parentSpanId } : {}) };
-  }
-  return record;
+  return otlpRecord(
+    { timeUnixNano: span.startTimeUnixNano, action, category, fidelity, id: eventId(span) },
+    { harness, resource: span.resource, sessionId: stringAttr(attrs, 'session.id', 'gen_ai.conversation.id'), traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId },
+  );
 }
 
 /** `raw` keeps what the source said (e.g. goose's cache-inclusive input tokens), minus message content and repeats. */
