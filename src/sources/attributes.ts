@@ -69,3 +69,8 @@ export function boolLike(attrs: Attributes, key: string): boolean | undefined {
   if (v === 'false') return false;
   return undefined;
 }
+
+/** A value parsed from an agent's JSON (tool arguments, stream lines) when it is a string. */
+export function asString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,20 +1,20 @@
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
+import { asString } from '../attributes';
 
 type Args = Record<string, unknown>;
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /** Claude Code's built-in tools (its tool names are stable API: `Bash`, `Edit`, `Write`, `Read`…). */
 const TOOLS: Readonly<Record<string, (a: Args) => ToolUse>> = {
-  Bash: (a) => ({ kind: 'shell', command: str(a.command) ?? str(a.full_command) }),
-  Edit: (a) => ({ kind: 'write', path: str(a.file_path), operation: 'modify', ...(typeof a.old_string === 'string' && typeof a.new_string === 'string' ? { change: { before: a.old_string, after: a.new_string } } : {}) }),
-  MultiEdit: (a) => ({ kind: 'write', path: str(a.file_path), operation: 'modify' }),
-  Write: (a) => ({ kind: 'write', path: str(a.file_path), operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) }),
-  NotebookEdit: (a) => ({ kind: 'write', path: str(a.notebook_path), operation: 'modify' }),
-  Read: (a) => ({ kind: 'read', path: str(a.file_path) }),
-  Glob: (a) => ({ kind: 'tree', path: str(a.path) }),
-  Grep: (a) => ({ kind: 'tree', path: str(a.path) }),
-  LS: (a) => ({ kind: 'tree', path: str(a.path) }),
+  Bash: (a) => ({ kind: 'shell', command: asString(a.command) ?? asString(a.full_command) }),
+  Edit: (a) => ({ kind: 'write', path: asString(a.file_path), operation: 'modify', ...(typeof a.old_string === 'string' && typeof a.new_string === 'string' ? { change: { before: a.old_string, after: a.new_string } } : {}) }),
+  MultiEdit: (a) => ({ kind: 'write', path: asString(a.file_path), operation: 'modify' }),
+  Write: (a) => ({ kind: 'write', path: asString(a.file_path), operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) }),
+  NotebookEdit: (a) => ({ kind: 'write', path: asString(a.notebook_path), operation: 'modify' }),
+  Read: (a) => ({ kind: 'read', path: asString(a.file_path) }),
+  Glob: (a) => ({ kind: 'tree', path: asString(a.path) }),
+  Grep: (a) => ({ kind: 'tree', path: asString(a.path) }),
+  LS: (a) => ({ kind: 'tree', path: asString(a.path) }),
 };
 
 export function claudeToolUse(name: string, input: unknown): ToolUse {

@@ -6,18 +6,18 @@ import type { Agent } from '../agent-events';
 import type { Extraction, Source } from '../source';
 import type { SpanRecord } from '../../model/span';
 import { turnEvents } from './turn';
+import { asString } from '../attributes';
 
 type Args = Record<string, unknown>;
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /** Copilot CLI's built-in tools (`bash`, `view`, `create`, `edit`, `str_replace_editor`…). */
 function copilotToolUse(name: string, input: unknown): ToolUse {
   const a = typeof input === 'object' && input !== null ? (input as Args) : {};
-  const path = str(a.path) ?? str(a.file_path);
+  const path = asString(a.path) ?? asString(a.file_path);
   switch (name) {
     case 'bash':
     case 'shell':
-      return { kind: 'shell', command: str(a.command) };
+      return { kind: 'shell', command: asString(a.command) };
     case 'view':
       return { kind: 'read', ...(path ? { path } : {}) };
     case 'create':

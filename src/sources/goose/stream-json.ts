@@ -2,10 +2,10 @@ import { cutDeepNesting } from '../../model/nesting';
 import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
 import type { Line } from '../../stream/lines';
 import { harnessToolEvent } from './stream-tools';
+import { asString } from '../attributes';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export interface ParserOptions {
@@ -94,7 +94,7 @@ export class GooseStreamParser {
         // action, so it gets no Beacon record; any other shape is recorded as agent.unknown.
         return [this.emit({ type: 'unknown', raw: rec }, undefined, isNotification(rec) ? { unrecorded: true } : {})];
       case 'error':
-        return [...this.flush(), this.emit({ type: 'error', message: str(rec.error) ?? JSON.stringify(rec.error ?? null) })];
+        return [...this.flush(), this.emit({ type: 'error', message: asString(rec.error) ?? JSON.stringify(rec.error ?? null) })];
       case 'complete': {
         this.usage = {
           totalTokens: num(rec.total_tokens),
@@ -135,8 +135,8 @@ export class GooseStreamParser {
 
   private message(m: Obj): StreamEvent[] {
     const out: StreamEvent[] = [];
-    const id = str(m.id) ?? '';
-    const role = str(m.role);
+    const id = asString(m.id) ?? '';
+    const role = asString(m.role);
     const created = num(m.created);
     // Any number may arrive here (`1e17` is past the end of time for Date): only a representable time is used.
     const at = created !== undefined ? new Date(created * 1000) : undefined;
@@ -144,7 +144,7 @@ export class GooseStreamParser {
     if (valid) this.lastTime = valid;
     const timestamp = valid ?? this.options.now().toISOString();
     const inf = isObj(m.metadata) && isObj(m.metadata.inference) ? m.metadata.inference : undefined;
-    if (inf) this.lastInference = { model: str(inf.resolvedModel) ?? str(inf.requestedModel), provider: str(inf.provider) };
+    if (inf) this.lastInference = { model: asString(inf.resolvedModel) ?? asString(inf.requestedModel), provider: asString(inf.provider) };
     const content = Array.isArray(m.content) ? m.content : [];
     for (const block of content) {
       if (!isObj(block)) {
@@ -163,7 +163,7 @@ export class GooseStreamParser {
           break; // no readable text (an image is base64 data, never stored)
         case 'systemNotification':
           // goose's own status lines (thinking, progress, inline); running out of credits ends the run
-          if (block.notificationType === 'creditsExhausted') out.push(...this.flush(), this.emit({ type: 'error', message: str(block.msg) ?? '', code: 'credits_exhausted' }, timestamp));
+          if (block.notificationType === 'creditsExhausted') out.push(...this.flush(), this.emit({ type: 'error', message: asString(block.msg) ?? '', code: 'credits_exhausted' }, timestamp));
           else if (typeof block.notificationType !== 'string') out.push(this.unknown(block, timestamp));
           break;
         case 'toolConfirmationRequest':
@@ -180,7 +180,7 @@ export class GooseStreamParser {
           out.push(...this.flush(), ...this.toolResponse(block, timestamp));
           break;
         case 'error':
-          out.push(...this.flush(), this.emit({ type: 'error', message: str(block.message) ?? '', ...(str(block.kind) ? { code: str(block.kind) } : {}) }, timestamp));
+          out.push(...this.flush(), this.emit({ type: 'error', message: asString(block.message) ?? '', ...(asString(block.kind) ? { code: asString(block.kind) } : {}) }, timestamp));
           break;
         default:
           out.push(this.unknown(block, timestamp));
@@ -210,10 +210,10 @@ export class GooseStreamParser {
   }
 
   private toolRequest(block: Obj, messageId: string, timestamp: string): StreamEvent[] {
-    const callId = str(block.id);
+    const callId = asString(block.id);
     const call = block.toolCall;
     const value = isObj(call) && call.status === 'success' && isObj(call.value) ? call.value : undefined;
-    const name = value ? str(value.name) : undefined;
+    const name = value ? asString(value.name) : undefined;
     if (!callId || !value || !name) return [this.unknown(block, timestamp)]; // unparseable request
     const out: StreamEvent[] = [];
     if (this.open.size >= this.options.maxOpenTools) {
@@ -226,7 +226,7 @@ export class GooseStreamParser {
   }
 
   private toolResponse(block: Obj, timestamp: string): StreamEvent[] {
-    const callId = str(block.id);
+    const callId = asString(block.id);
     const req = callId ? this.open.get(callId) : undefined;
     if (!req) return [this.unknown(block, timestamp)];
     this.open.delete(req.callId);
@@ -261,10 +261,10 @@ export class GooseStreamParser {
    * `actionType: toolConfirmation`): an approval request, recorded but not a harness event.
    */
   private approval(block: Obj, timestamp: string): StreamEvent[] {
-    const callId = str(block.id);
+    const callId = asString(block.id);
     if (!callId) return [this.unknown(block, timestamp)];
-    const toolName = str(block.toolName);
-    const prompt = str(block.prompt);
+    const toolName = asString(block.toolName);
+    const prompt = asString(block.prompt);
     return [{ harness: null, detail: { timestamp, approval: { callId, ...(toolName ? { toolName } : {}), ...(block.arguments !== undefined ? { arguments: block.arguments } : {}), ...(prompt ? { prompt } : {}) } } }];
   }
 
@@ -275,8 +275,8 @@ export class GooseStreamParser {
       case 'toolConfirmation':
         return this.approval(data, timestamp);
       case 'toolConfirmationResponse': {
-        const callId = str(data.id);
-        const decision = str(data.permission);
+        const callId = asString(data.id);
+        const decision = asString(data.permission);
         if (!callId || !decision) return [this.unknown(block, timestamp)];
         return [{ harness: null, detail: { timestamp, approval: { callId, decision } } }];
       }

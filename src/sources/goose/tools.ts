@@ -1,6 +1,7 @@
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
 import { splitToolName } from '../../taxonomy/tool-name';
+import { asString } from '../attributes';
 
 type Args = Record<string, unknown>;
 
@@ -16,15 +17,15 @@ const TEXT_EDITOR_MODIFY = new Set(['edit', 'str_replace', 'insert', 'undo_edit'
  * `list`, `skill`, which older contracts listed) are not here: goose's code wins.
  */
 const GOOSE_TOOLS: Readonly<Record<string, (a: Args) => ToolUse>> = {
-  shell: (a) => ({ kind: 'shell', command: str(a.command) }),
+  shell: (a) => ({ kind: 'shell', command: asString(a.command) }),
   write: (a) => ({ kind: 'write', path: filePath(a), operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) }),
   edit: (a) => ({
     kind: 'write', path: filePath(a), operation: 'modify',
     ...(typeof a.before === 'string' && typeof a.after === 'string' ? { change: { before: a.before, after: a.after } } : {}),
   }),
   tree: (a) => ({ kind: 'tree', path: filePath(a) }),
-  read_image: (a) => ({ kind: 'read', path: str(a.source) ?? filePath(a) }),
-  load_skill: (a) => ({ kind: 'skill', name: str(a.name) }),
+  read_image: (a) => ({ kind: 'read', path: asString(a.source) ?? filePath(a) }),
+  load_skill: (a) => ({ kind: 'skill', name: asString(a.name) }),
   text_editor: textEditor,
 };
 
@@ -38,7 +39,7 @@ export function gooseToolUse(name: string, input: unknown): ToolUse {
 
 /** The old text_editor, by its command; a call without a path or with an unknown command is generic. */
 function textEditor(a: Args): ToolUse {
-  const cmd = (str(a.command) ?? '').toLowerCase();
+  const cmd = (asString(a.command) ?? '').toLowerCase();
   const path = filePath(a);
   if (!path) return { kind: 'other', fidelity: 'inferred' };
   if (TEXT_EDITOR_READ.has(cmd)) return { kind: 'read', path };
@@ -60,10 +61,6 @@ function filePath(a: Args): string | undefined {
 
 function isObject(v: unknown): v is Args {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /** A goose tool call in Beacon's action vocabulary: goose's table read by the cross-agent classifier. */

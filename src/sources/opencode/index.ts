@@ -4,19 +4,18 @@ import { SEMCONV_USAGE } from '../../model/usage';
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
 import { jsonAttr, lastUserText, modelCallEvent, promptEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
-import { SpanRejected, stringAttr, tokenAttr } from '../attributes';
+import { asString, SpanRejected, stringAttr, tokenAttr } from '../attributes';
 import type { Extraction, Source } from '../source';
 
 type Args = Record<string, unknown>;
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /** opencode's built-in tools (`bash`, `edit`, `write`, `read`, `glob`, `grep`, `list`). */
 function opencodeToolUse(name: string, input: unknown): ToolUse {
   const a = typeof input === 'object' && input !== null ? (input as Args) : {};
-  const path = str(a.filePath) ?? str(a.path);
+  const path = asString(a.filePath) ?? asString(a.path);
   switch (name) {
     case 'bash':
-      return { kind: 'shell', command: str(a.command) };
+      return { kind: 'shell', command: asString(a.command) };
     case 'edit':
       return { kind: 'write', path, operation: 'modify', ...(typeof a.oldString === 'string' && typeof a.newString === 'string' ? { change: { before: a.oldString, after: a.newString } } : {}) };
     case 'write':
