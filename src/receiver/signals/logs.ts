@@ -7,7 +7,7 @@ import { mapAnyValue } from '../any-value';
 import * as json from '../otlp-json';
 import * as pb from '../otlp-protobuf';
 import { OtlpTypes } from '../proto-root';
-import type { Consumed, OtlpSignal } from './signal';
+import { consumed, type Consumed, type OtlpSignal } from './signal';
 
 /** `POST /v1/logs`: log records; those an agent's source keeps become events (goose's security and approval records), the rest are counted only. */
 export const logs: OtlpSignal<LogRecord[]> = {
@@ -30,8 +30,7 @@ async function consumeLogs(records: LogRecord[], sink: EventSink, logger: Logger
   const extraction = logEvents(records);
   const stored = await ingestEvents(extraction.events, sink);
   const reasons = [...extraction.rejected.map((r) => `log record ${r.spanId || '(no id)'}: ${r.reason}`), ...stored.rejected.map((r) => `${r.action}: ${r.reason}`)];
-  if (reasons.length > 0) logger.warn({ rejected: reasons.length, items: records.length }, 'log records rejected');
-  return { inserted: stored.inserted, duplicates: stored.duplicates, rejected: reasons.length, message: reasons.length === 0 ? '' : `${reasons.length} log records rejected: ${reasons.slice(0, 3).join('; ')}` };
+  return consumed(stored, reasons, { noun: 'log records', count: records.length }, logger);
 }
 
 /** Logs: every record, decoded (goose's security and approval records become events; genai decides). */

@@ -7,7 +7,7 @@ import { doubleValue, int64Value } from '../any-value';
 import * as json from '../otlp-json';
 import * as pb from '../otlp-protobuf';
 import { OtlpTypes } from '../proto-root';
-import type { Consumed, OtlpSignal } from './signal';
+import { consumed, type Consumed, type OtlpSignal } from './signal';
 
 /** A metrics export decoded: the number points of sums and gauges, and every data point counted. */
 export interface DecodedMetrics {
@@ -42,8 +42,7 @@ export const metrics: OtlpSignal<DecodedMetrics> = {
 async function consumePoints(decoded: DecodedMetrics, sink: EventSink, logger: Logger): Promise<Consumed> {
   const stored = await ingestEvents(metricEvents(decoded.points), sink);
   const reasons = stored.rejected.map((r) => `${r.action}: ${r.reason}`);
-  if (reasons.length > 0) logger.warn({ rejected: reasons.length, items: decoded.dataPoints }, 'data points rejected');
-  return { inserted: stored.inserted, duplicates: stored.duplicates, rejected: reasons.length, message: reasons.length === 0 ? '' : `${reasons.length} data points rejected: ${reasons.slice(0, 3).join('; ')}` };
+  return consumed(stored, reasons, { noun: 'data points', count: decoded.dataPoints }, logger);
 }
 
 /**

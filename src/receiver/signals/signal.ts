@@ -16,6 +16,16 @@ export interface Consumed {
 }
 
 /**
+ * An export's partial success: what the ingest stage stored, and the items refused — logged by count
+ * (never their content), the first three reasons returned to the sender.
+ */
+export function consumed(stored: { inserted: number; duplicates: number }, reasons: string[], items: { noun: string; count: number }, logger: Logger): Consumed {
+  if (reasons.length > 0) logger.warn({ rejected: reasons.length, items: items.count }, `${items.noun} rejected`);
+  const shown = `${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''}`;
+  return { inserted: stored.inserted, duplicates: stored.duplicates, rejected: reasons.length, message: reasons.length === 0 ? '' : `${reasons.length} ${items.noun} rejected: ${shown}` };
+}
+
+/**
  * One OTLP signal, as the OpenTelemetry Collector's `otlpreceiver/internal/{trace,logs,metrics}`:
  * its path, the decoders of its request (protobuf, JSON), how its items are counted, what consumes
  * them (its agent's source through `sources/dispatch.ts`, then the ingest stage) and the

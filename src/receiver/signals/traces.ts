@@ -6,7 +6,7 @@ import { spanEvents } from '../../sources/dispatch';
 import * as json from '../otlp-json';
 import * as pb from '../otlp-protobuf';
 import { OtlpTypes } from '../proto-root';
-import type { Consumed, OtlpSignal } from './signal';
+import { consumed, type Consumed, type OtlpSignal } from './signal';
 
 /** `POST /v1/traces`: spans, each read by its agent's source (goose's, or plain GenAI conventions). */
 export const traces: OtlpSignal<SpanRecord[]> = {
@@ -33,13 +33,7 @@ async function consumeSpans(spans: SpanRecord[], sink: EventSink, logger: Logger
     ...extraction.rejected.map((r) => `span ${r.spanId || '(no id)'}: ${r.reason}`),
     ...stored.rejected.map((r) => `span ${r.spanId ?? '(no id)'}: ${r.reason}`),
   ];
-  if (reasons.length > 0) logger.warn({ rejected: reasons.length, spans: spans.length }, 'spans rejected');
-  return { inserted: stored.inserted, duplicates: stored.duplicates, rejected: reasons.length, message: reasons.length === 0 ? '' : summarize(reasons) };
-}
-
-function summarize(reasons: string[]): string {
-  const shown = reasons.slice(0, 3).join('; ');
-  return reasons.length > 3 ? `${reasons.length} spans rejected: ${shown}; …` : `${reasons.length} span(s) rejected: ${shown}`;
+  return consumed(stored, reasons, { noun: 'spans', count: spans.length }, logger);
 }
 
 export function decodeProtoTraces(body: Buffer): SpanRecord[] {
