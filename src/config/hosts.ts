@@ -1,14 +1,14 @@
+import { isLoopback } from '../model/loopback';
+
 /**
  * Loopback and Host rules, once: which listen addresses keep the collector on this machine, which
  * Host headers a browser can only ever send to this machine (the DNS-rebinding defence of every
- * route), and which the hook launcher uses.
+ * route), and which the hook launcher uses. The loopback predicate itself is in model/ because the
+ * forward stage, below config, needs it too.
  */
 
-/** A listen address (config `host`) that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+/** A listen address (config `host`) that only this machine can reach. */
+export { isLoopback };
 
 /** A listen address on every interface. */
 export function isWildcard(host: string): boolean {

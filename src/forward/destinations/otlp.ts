@@ -1,3 +1,4 @@
+import { isLoopback } from '../../model/loopback';
 import { judgeName } from '../../redact/names';
 import { configError, fail, tlsFiles, type DestinationBase, type DestinationType, type Secrets, type TlsFiles } from '../destination';
 
@@ -57,12 +58,6 @@ function parse(d: Record<string, unknown>, base: DestinationBase, where: string,
   if (d.allowCredentialsOverHttp !== undefined && typeof d.allowCredentialsOverHttp !== 'boolean') throw configError(`${where}: "allowCredentialsOverHttp" must be true or false`);
   const compression = d.compression === undefined || d.compression === 'gzip' ? 'gzip' : d.compression === 'none' ? 'none' : fail(`${where}: "compression" must be "gzip" or "none"`);
   return { ...base, type: 'otlp', url: url.toString(), headers, compression, tls: tlsFiles(d.tls, where, expandPath) || {} };
-}
-
-/** 127.0.0.0/8, ::1 and localhost: a credential sent there does not cross a network. */
-function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /**
