@@ -28,6 +28,7 @@ import { benchAgents } from './agents';
 import { benchGrpc } from './grpc';
 import { benchFootprint, serviceNodeArgs } from './footprint';
 import { printIssue25Table } from './summary';
+import { benchNodeFlags } from './node-flags';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -187,6 +188,7 @@ async function main() {
     console.log(`  WAL rewinds: ${results.checkpointRestarts} RESTART checkpoints during saturation, the longest ${fmt(results.longestRestartCheckpointMs, 1)} ms (lock wait included)`);
   }
 
+  if (want('node-flags')) Object.assign(results, await benchNodeFlags());
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());

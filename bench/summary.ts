@@ -16,6 +16,12 @@ export function printIssue25Table(r: Results): void {
       '≤ 60 MB with the threads up, after work too; ≤ 120 MB at saturation',
     ],
     [
+      'peak RSS and throughput by Node option',
+      `service options: ${f(r.flagsPeakMb)} MB peak, ${f(r.flagsSpansPerSec, 0)} spans/s = ${f(ratio(r.flagsPeakMb, r.noGrowthFlagPeakMb), 2)}× the peak, ${f(ratio(r.flagsSpansPerSec, r.noGrowthFlagSpansPerSec), 2)}× the throughput`,
+      `without --heap-growing-percent: ${f(r.noGrowthFlagPeakMb)} MB, ${f(r.noGrowthFlagSpansPerSec, 0)} spans/s (alternated rounds)`,
+      'the trade, shown',
+    ],
+    [
       'an export while the dashboard is in use',
       `p50 ${f(r.exportDuringPagesP50Ms)} ms during page loads (page p50 ${f(r.pageP50Ms, 0)} ms) = ${f(ratio(r.exportDuringPagesP50Ms, r.exportAloneP50Ms), 2)}×`,
       `p50 ${f(r.exportAloneP50Ms)} ms alone`,
