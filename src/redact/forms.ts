@@ -6,7 +6,7 @@
  * Each finds the secret *value* only: what precedes and follows it is kept.
  */
 import { judgeName, secretValue, type NameVerdict } from './names';
-import { shannon, type Span } from './rule-set';
+import { shannon, type TextRange } from './rule-set';
 
 export interface Detector {
   id: string;
@@ -14,7 +14,7 @@ export interface Detector {
   source: 'beacon' | 'go-beacon';
   /** lower-case; the detector runs only on strings containing one (none: on every string of 40 characters or more) */
   keywords: string[];
-  find(s: string, out: Span[]): void;
+  find(s: string, out: TextRange[]): void;
 }
 
 /** Stems of the secret names `names.ts` recognizes: a name can only be secret if it holds one. */
@@ -29,7 +29,7 @@ const SCHEME = /^(?:bearer|basic|token|digest|negotiate|ntlm|apikey|api-key|sso-
 const NOT_A_VALUE = /^(?:true|false|null|none|nil|undefined|\[REDACTED\]|\$\{?\w+\}?|\|[-+]?|>[-+]?)$/i;
 
 /** The value after an assignment operator at `p`, as [start, end), or undefined. */
-function valueAt(s: string, p: number, lineMode: boolean): Span | undefined {
+function valueAt(s: string, p: number, lineMode: boolean): TextRange | undefined {
   let start = p;
   let end: number;
   const c = s[p];
@@ -96,11 +96,11 @@ function startsLine(s: string, at: number): boolean {
   return /^[ \t]*[+-]?[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?$/.test(s.slice(from, at));
 }
 
-function keep(s: string, span: Span | undefined, verdict: NameVerdict, out: Span[]): void {
-  if (!span) return;
-  const value = s.slice(span.start, span.end);
+function keep(s: string, range: TextRange | undefined, verdict: NameVerdict, out: TextRange[]): void {
+  if (!range) return;
+  const value = s.slice(range.start, range.end);
   if (NOT_A_VALUE.test(value) || !secretValue(verdict, value)) return;
-  out.push(span);
+  out.push(range);
 }
 
 const assignment: Detector = {

@@ -30,7 +30,7 @@ export interface RuleSet {
 }
 
 /** A secret's place in a string: [start, end). */
-export interface Span {
+export interface TextRange {
   start: number;
   end: number;
 }
@@ -58,7 +58,7 @@ export class RuleMatcher {
   }
 
   /** Runs one rule over `s`, adding each secret it finds to `out`. */
-  find(id: string, s: string, out: Span[]): void {
+  find(id: string, s: string, out: TextRange[]): void {
     const spec = this.byId.get(id)!;
     const c = this.compile(spec);
     c.re.lastIndex = 0;

@@ -5,7 +5,7 @@
  */
 import { DETECTORS, type Detector } from './forms';
 import { GITLEAKS } from './gitleaks-rules';
-import { RuleMatcher, type Span } from './rule-set';
+import { RuleMatcher, type TextRange } from './rule-set';
 
 export const REDACTED = '[REDACTED]';
 /** A redacted value this long or longer is also replaced wherever else it appears in the event. */
@@ -98,7 +98,7 @@ export function maySecret(s: string): boolean {
 }
 
 /** The places of every secret in `s`, merged and in order. */
-export function findSecrets(s: string): Span[] {
+export function findSecrets(s: string): TextRange[] {
   PREFILTER.lastIndex = 0;
   let m: RegExpExecArray | null;
   const run = new Set<Runner>();
@@ -106,23 +106,23 @@ export function findSecrets(s: string): Span[] {
     for (const r of triggersOf(m[0].toLowerCase())) run.add(r);
     PREFILTER.lastIndex = m.index + 1; // keywords overlap ("acce-sK-ey" holds "sk" and "key")
   }
-  const spans: Span[] = [];
-  if (s.length >= UNGATED_MIN_LENGTH) for (const d of UNGATED) d.find(s, spans);
-  if (run.size === 0) return merge(spans);
+  const ranges: TextRange[] = [];
+  if (s.length >= UNGATED_MIN_LENGTH) for (const d of UNGATED) d.find(s, ranges);
+  if (run.size === 0) return merge(ranges);
   for (const r of run) {
-    if (r.kind === 'rule') matcher.find(r.id, s, spans);
-    else r.detector.find(s, spans);
+    if (r.kind === 'rule') matcher.find(r.id, s, ranges);
+    else r.detector.find(s, ranges);
   }
-  return merge(spans);
+  return merge(ranges);
 }
 
-function merge(spans: Span[]): Span[] {
-  if (spans.length <= 1) return spans;
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const out: Span[] = [spans[0]!];
-  for (let i = 1; i < spans.length; i++) {
+function merge(ranges: TextRange[]): TextRange[] {
+  if (ranges.length <= 1) return ranges;
+  ranges.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: TextRange[] = [ranges[0]!];
+  for (let i = 1; i < ranges.length; i++) {
     const last = out[out.length - 1]!;
-    const s = spans[i]!;
+    const s = ranges[i]!;
     if (s.start <= last.end) last.end = Math.max(last.end, s.end);
     else out.push(s);
   }
@@ -135,11 +135,11 @@ function merge(spans: Span[]): Span[] {
  */
 export function redactText(s: string, found?: Set<string>): string {
   if (!maySecret(s)) return s;
-  const spans = findSecrets(s);
-  if (spans.length === 0) return s;
+  const ranges = findSecrets(s);
+  if (ranges.length === 0) return s;
   let out = '';
   let at = 0;
-  for (const { start, end } of spans) {
+  for (const { start, end } of ranges) {
     const value = s.slice(start, end);
     if (found && value.length >= MIN_PROPAGATED) found.add(value);
     out += s.slice(at, start) + REDACTED;
