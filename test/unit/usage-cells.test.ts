@@ -10,6 +10,7 @@ import { STORE_SCHEMA_VERSION } from '../../src/store/log/schema';
 import { prune } from '../../src/store/maintenance/retention';
 import { queryModelDurations } from '../../src/store/queries/latency';
 import { listSessions } from '../../src/store/queries/sessions';
+import { isToolAction } from '../../src/store/queries/tool-calls';
 import { queryUsage, USAGE_GROUPINGS, type UsageFilter } from '../../src/store/queries/usage';
 import { comparable, rawUsage } from '../helpers/raw-usage';
 import { tempDir } from '../helpers/paths';
@@ -42,11 +43,11 @@ function event(r: Rng, id: string, extra: Partial<EventRow> = {}): EventRow {
   const tok = () => (r.int(5) === 0 ? null : r.int(4) === 0 ? 150_000 + r.int(200_000) : r.int(5000));
   return {
     id, tsNs: T0 + BigInt(r.int(2 * 86_400)) * 1_000_000_000n + BigInt(r.int(1_000_000_000)), harness: r.pick(['goose', 'claude-code']), method: 'otlp',
-    action: model ? 'model.invoked' : r.pick(['tool.invoked', 'command.executed', 'prompt.submitted']), sessionId: r.pick(SESSIONS), traceId: null, spanId: null, parentSpanId: null,
-    toolCallId: null, model: model ? m : null, provider: model ? p : null, inputTokens: model ? tok() : null, outputTokens: model ? tok() : null,
+    action: model ? 'model.invoked' : r.pick(['tool.invoked', 'tool.failed', 'command.executed', 'command.executed', 'file.modified', 'approval.denied', 'prompt.submitted']), sessionId: r.pick(SESSIONS), traceId: null, spanId: null, parentSpanId: null,
+    toolCallId: model ? null : r.pick(['c1', 'c2', 'c3', 'c4', null]), model: model ? m : null, provider: model ? p : null, inputTokens: model ? tok() : null, outputTokens: model ? tok() : null,
     cacheReadTokens: model ? tok() : null, cacheCreationTokens: model ? tok() : null, reasoningTokens: model ? tok() : null,
     costUsd: model && r.int(3) === 0 ? r.int(1000) / 7 : null,
-    record: JSON.stringify({ gen_ai: { duration_ms: r.pick([r.int(5000), r.int(5000) + 0.5, -3, 'slow', null]) } }), dropIfChatChildStored: false, ...extra,
+    record: JSON.stringify({ gen_ai: { duration_ms: r.pick([r.int(5000), r.int(5000) + 0.5, -3, 'slow', null]) }, command: { exit_code: r.pick([0, 1, 127, null, '2']) } }), dropIfChatChildStored: false, ...extra,
   };
 }
 
@@ -148,7 +149,9 @@ describe('the persisted usage rollup (schema v5)', () => {
     assert.equal(log.db.pragma('user_version', { simple: true }), STORE_SCHEMA_VERSION);
     assert.equal(log.db.prepare('SELECT sum(calls) FROM usage_totals').pluck().get(), log.db.prepare("SELECT count(*) FROM events WHERE action = 'model.invoked'").pluck().get());
     assertExact(log.db, r, 'migrated', 30);
-    // The migrated log answers the sessions page and the latency as the v4 log did.
+    // The migrated log answers the sessions page (its details now from the session index alone) and the latency as the v4 log did.
+    for (const s of page.sessions) assert.deepEqual(s.detail, foldDetail(log.db, s.id), `session ${s.id}`);
+    assert.ok(page.sessions.some((s) => s.detail!.failedCalls > 0 && s.detail!.deniedCalls > 0 && Object.keys(s.detail!.toolCalls).length > 2), 'the details are exercised');
     assert.deepEqual(roundCosts(listSessions(log.db, {}, {})), page);
     assert.deepEqual(latencies(queryModelDurations(log.db, {})), latencies(durations));
     log.append(Array.from({ length: 100 }, (_, i) => event(r, `v5-${i}`)));
@@ -156,6 +159,28 @@ describe('the persisted usage rollup (schema v5)', () => {
     log.close();
   });
 });
+
+/** A session's detail folded row by row in JS (what sessionDetail computed before v5): the reference for the SQL that sums it from the index. */
+function foldDetail(db: Database.Database, id: string) {
+  const rows = db.prepare("SELECT action, method, tool_call_id AS callId, coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0 AS nonZero FROM events WHERE session_id = ? ORDER BY ts_ns, action").all(id) as { action: string; method: string; callId: string | null; nonZero: number }[];
+  const calls = new Map<string, { kind?: string; failed: boolean; denied: boolean }>();
+  const detail = { toolCalls: {} as Record<string, number>, failedCalls: 0, deniedCalls: 0, prompts: rows.filter((r) => r.action === 'prompt.submitted').length, methods: [...new Set(rows.map((r) => r.method))].sort(), events: rows.length };
+  rows.forEach((r, i) => {
+    if (!isToolAction(r.action)) return;
+    const c = calls.get(r.callId ?? `\u0000${i}`) ?? { failed: false, denied: false };
+    if (r.action === 'tool.failed' || (r.action === 'command.executed' && r.nonZero)) c.failed = true;
+    if (r.action === 'approval.denied') c.denied = true;
+    if (!['tool.invoked', 'tool.failed', 'approval.denied'].includes(r.action)) c.kind = r.action;
+    calls.set(r.callId ?? `\u0000${i}`, c);
+  });
+  for (const c of calls.values()) {
+    const kind = c.kind ?? (c.denied ? 'denied' : 'tool');
+    detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
+    if (c.failed) detail.failedCalls++;
+    if (c.denied) detail.deniedCalls++;
+  }
+  return detail;
+}
 
 /** A sessions page with its reported costs to 1e-9 (float sums in another order differ in their last bits); rows keep their order. */
 function roundCosts(page: ReturnType<typeof listSessions>) {
