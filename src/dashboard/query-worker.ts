@@ -12,7 +12,7 @@ import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { EventLog } from '../store/log/event-log';
 import { iterateEvents } from '../store/queries/event-search';
 import type { SessionDetailCache } from '../store/queries/sessions';
-import { UsageRollup } from '../store/queries/usage-rollup';
+import { queryUsage, type UsageSource } from '../store/queries/usage';
 import { exportLine } from '../store/maintenance/jsonl-export';
 import type { DashboardContext } from './context';
 import { changes, notFoundPage, PAGES, renderPage } from './pages';
@@ -40,15 +40,15 @@ const overrides = (() => {
   }
 })();
 const sessionDetails: SessionDetailCache = new Map();
-let log: { db: EventLog['db']; usage: UsageRollup } | undefined;
+let log: { db: EventLog['db']; usage: UsageSource } | undefined;
 /** open JSONL downloads: each a generator of chunks of 2,000 events, pulled one chunk per request */
 const streams = new Map<number, Generator<string>>();
 let nextStream = 1;
 
-function openLog(): { db: EventLog['db']; usage: UsageRollup } {
+function openLog(): { db: EventLog['db']; usage: UsageSource } {
   if (!log) {
     const l = EventLog.open(init.logPath, { readonly: true });
-    log = { db: l.db, usage: new UsageRollup(l.db) };
+    log = { db: l.db, usage: (f, by) => queryUsage(l.db, f, by) };
   }
   return log;
 }

@@ -113,10 +113,10 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     return 0;
   }
   reader?.close();
-  const { rows, durations, stream } = reader ? readUsage(path, filter, by) : { rows: [], durations: new Map(), stream: { count: 0, latest: [] } };
+  const { rows, latency, stream } = reader ? await readUsage(path, filter, by) : { rows: [], latency: new Map(), stream: { count: 0, latest: [] } };
 
   const { groups, totals } = groupRows(rows, { by, utc, catalog, overrides, breakdown: values.breakdown === true && by !== 'model' });
-  if (by === 'model') await addLatency(groups, durations);
+  if (by === 'model') addLatency(groups, latency);
   let list = [...groups.values()];
   list.sort(CALENDARS.has(by) ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => tokens(b) - tokens(a));
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
@@ -160,18 +160,18 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   return 0;
 }
 
-/** The usage index's sums, the model calls' durations (by model only) and goose's stream reports. */
-function readUsage(path: string, filter: UsageFilter, by: UsageGrouping) {
+/** The usage sums (the rollup and the usage index), the model calls' latency (by model only) and goose's stream reports. */
+async function readUsage(path: string, filter: UsageFilter, by: UsageGrouping) {
   let log: EventLog;
   try {
-    log = EventLog.open(path); // read-write so an older log gets its usage index (a one-time migration)
+    log = EventLog.open(path); // read-write so an older log gets its rollup and indexes (a one-time migration)
   } catch {
     log = EventLog.open(path, { readonly: true });
   }
   try {
     return {
       rows: queryUsage(log.db, filter, by),
-      durations: by === 'model' ? queryModelDurations(log.db, filter) : (new Map() as ReturnType<typeof queryModelDurations>),
+      latency: by === 'model' ? await latencyOf(queryModelDurations(log.db, filter)) : new Map<string | null, UsageGroup['latency_ms']>(),
       stream: queryStreamReports(log.db, filter),
     };
   } finally {
@@ -179,14 +179,25 @@ function readUsage(path: string, filter: UsageFilter, by: UsageGrouping) {
   }
 }
 
-/** P50/P95/max of each model's timed calls (d3-array's quantileSorted: the d3 scales' own library; an ES module, hence import()). */
-async function addLatency(groups: Map<string | null, UsageGroup>, durations: ReturnType<typeof queryModelDurations>): Promise<void> {
+/**
+ * P50/P95/max of each model's timed calls, by the group key of its model (d3-array's quantileSorted:
+ * the d3 scales' own library; an ES module, hence import()). d3 reads only the ranks it interpolates
+ * between, each one read of the store's ordered durations, so the log must still be open.
+ */
+async function latencyOf(durations: ReturnType<typeof queryModelDurations>): Promise<Map<string | null, UsageGroup['latency_ms']>> {
   const { quantileSorted } = await import('d3-array');
-  for (const g of groups.values()) g.latency_ms = null;
+  const out = new Map<string | null, UsageGroup['latency_ms']>();
   for (const d of durations.values()) {
-    const g = groups.get(d.model === null ? null : `${d.model}${d.provider ? ` (${d.provider})` : ''}`);
-    if (g && d.ms.length) g.latency_ms = { timed_calls: d.ms.length, p50: Math.round(quantileSorted(d.ms, 0.5)!), p95: Math.round(quantileSorted(d.ms, 0.95)!), max: d.ms[d.ms.length - 1]! };
+    if (d.count === 0) continue;
+    const ranks = new Array<number>(d.count); // holes: only its length is read
+    const q = (p: number) => Math.round(quantileSorted(ranks, p, (_v, i) => d.at(i))!);
+    out.set(d.model === null ? null : `${d.model}${d.provider ? ` (${d.provider})` : ''}`, { timed_calls: d.count, p50: q(0.5), p95: q(0.95), max: d.at(d.count - 1) });
   }
+  return out;
+}
+
+function addLatency(groups: Map<string | null, UsageGroup>, latency: Map<string | null, UsageGroup['latency_ms']>): void {
+  for (const [key, g] of groups) g.latency_ms = latency.get(key) ?? null;
 }
 
 const modelKey = (r: UsageRow) => (r.model === null ? null : `${r.model}${r.provider ? ` (${r.provider})` : ''}`);

@@ -16,7 +16,7 @@ function renderOverview(ctx: DashboardContext): PageContent {
   const nowNs = BigInt(ctx.nowMs) * 1_000_000n;
   const todayNs = BigInt(Date.UTC(new Date(ctx.nowMs).getUTCFullYear(), new Date(ctx.nowMs).getUTCMonth(), new Date(ctx.nowMs).getUTCDate())) * 1_000_000n;
   // One read of the usage index for 30 days, by day; today and 7 days are sums of its rows.
-  const rows = ctx.usage.query({ sinceNs: nowNs - 30n * DAY_NS }, 'day');
+  const rows = ctx.usage({ sinceNs: nowNs - 30n * DAY_NS }, 'day');
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
   // Calendar groups are quarter-hour indexes (ns / 15 min).
   const quarter = (ns: bigint) => Number(ns / 900_000_000_000n);

@@ -31,7 +31,7 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
   if (page.items.length === 0 && !after) return { title: 'Session', status: 404, body: html`<h1>Session <code>${id}</code></h1><p class="bad">No events of this session are in the log (retention may have removed them).</p>` };
 
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
-  const usage = pricer.total(ctx.usage.query({ sessionId: id }, 'model'));
+  const usage = pricer.total(ctx.usage({ sessionId: id }, 'model'));
   const first = page.items[0];
   const firstNs = first ? (first.kind === 'event' ? first.event.tsNs : first.firstNs) : 0n;
   const calls = page.items.filter((i): i is ToolCallRow => i.kind === 'tool_call');

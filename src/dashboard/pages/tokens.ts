@@ -41,14 +41,14 @@ async function renderTokens(ctx: DashboardContext, q: Query): Promise<PageConten
   const filter = { sinceNs: w.sinceNs, untilNs: w.untilNs, model, sessionId: session, harness };
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
 
-  const timeRows = ctx.usage.query(filter, bucket === 'hour' ? 'hour' : 'day');
+  const timeRows = ctx.usage(filter, bucket === 'hour' ? 'hour' : 'day');
   const byBucket = pricer.group(timeRows, (r) => (bucket === 'week' ? isoWeek(utcLabel(r.grp, 'day')) : utcLabel(r.grp, bucket)));
   const buckets = [...byBucket.values()].sort((a, b) => a.key.localeCompare(b.key));
   const byModel = pricer.group(timeRows, (r) => `${r.model ?? '(no model)'}${r.provider ? ` (${r.provider})` : ''}`);
   const byProvider = pricer.group(timeRows, (r) => r.provider ?? '(none)');
-  const byAgent = pricer.group(ctx.usage.query(filter, 'harness'), (r) => (r.grp === null ? '(none)' : String(r.grp)));
+  const byAgent = pricer.group(ctx.usage(filter, 'harness'), (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const total = pricer.total(timeRows);
-  const sessionRows = ctx.usage.query(filter, 'session');
+  const sessionRows = ctx.usage(filter, 'session');
   const bySession = pricer.group(sessionRows, (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const repoOf = new Map<string, string>();
   for (const id of bySession.keys()) repoOf.set(id, sessionOrigin(ctx.db, id).repository ?? '(not recorded)');

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import { BeaconError } from '../../model/errors';
+import { CELLS_MIGRATION } from './usage-cells';
 
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 4;
+export const STORE_SCHEMA_VERSION = 5;
 
 const DDL = `
 CREATE TABLE events (
@@ -34,6 +35,15 @@ CREATE INDEX events_session ON events(session_id, ts_ns);
 CREATE INDEX events_trace ON events(trace_id, parent_span_id);
 `;
 
+/**
+ * Whether an event is a command that exited non-zero, as `events_session` (v5) holds it: a query that
+ * names this expression reads it from the index, never the record. A reader matches it exactly.
+ */
+export const COMMAND_FAILED_SQL = "CASE WHEN action = 'command.executed' THEN coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0 ELSE 0 END";
+
+/** A model call's duration (`gen_ai.duration_ms`) as `events_latency` (v5) holds it; a reader names it exactly. */
+export const DURATION_SQL = "json_extract(record, '$.gen_ai.duration_ms')";
+
 /** Each migration takes the log from version N-1 to N (index N-2 here). */
 const MIGRATIONS: string[] = [
   // 2: `beacon token-usage` reads model calls from this index alone, never the records (1M calls < 1 s).
@@ -53,6 +63,20 @@ const MIGRATIONS: string[] = [
      seq INTEGER NOT NULL,                  -- every event with seq <= this one is acknowledged
      updated_ns INTEGER NOT NULL
    );`,
+  // 5: `beacon token-usage` on 1M events reads a persisted rollup kept by triggers (usage_cells and
+  // usage_totals, see usage-cells.ts; built here from events_usage) and its latency percentiles from
+  // an index ordered by duration (events_latency); the usage index is then needed only for the partial
+  // quarter hours at a window's edges, which events_ts finds, so events_latency replaces it. `beacon
+  // sessions` reads what a session did from the session index alone: it now covers action, method,
+  // tool call id and whether a command failed. Two indexes replaced, none added; a duration and an
+  // exit code are read from the record once, when the event is stored.
+  `${CELLS_MIGRATION}
+   DROP INDEX IF EXISTS events_usage;
+   -- action is a column too: SQLite reads an indexed expression from a partial index only when the
+   -- index holds every column the query names, its own condition's included.
+   CREATE INDEX IF NOT EXISTS events_latency ON events(model, provider, (${DURATION_SQL}), action) WHERE action = 'model.invoked';
+   DROP INDEX IF EXISTS events_session;
+   CREATE INDEX events_session ON events(session_id, ts_ns, action, method, tool_call_id, (${COMMAND_FAILED_SQL}));`,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
-import { isToolAction } from './tool-calls';
+import { COMMAND_FAILED_SQL } from '../log/schema';
+import { TOOL_ACTION_SQL } from './tool-calls';
 import { queryUsage, type UsageRow, type UsageSource } from './usage';
 import { totalTokens } from './usage-sums';
 
@@ -147,37 +148,38 @@ export function sessionOrigin(db: Database.Database, sessionId: string): { repos
   return { repository: typeof o?.repository === 'string' ? o.repository : null, branch: typeof o?.branch === 'string' ? o.branch : null, harness };
 }
 
+/**
+ * What a session did, summed by SQLite from the session index alone (schema v5: it covers action,
+ * method, tool call id and whether a command failed), so a page of 50 sessions returns a few rows
+ * each, not their 25k events, and reads no record. A log without the wider index (read-only, left
+ * by an older Beacon) answers the same from the records, slower.
+ *
+ * Observations of one tool call (one call id; an observation without one is a call of its own) are
+ * one call: failed when any says so (tool.failed, a command's non-zero exit), denied when the policy
+ * denied it, and of the kind its latest classified observation names (tool.invoked, tool.failed and
+ * approval.denied name none; ties in time go to the later action name, as the index orders them).
+ */
 function sessionDetail(db: Database.Database, sessionId: string): SessionDetail {
-  const rows = db
+  const idx = indexHint(db, 'events_session');
+  const totals = db
+    .prepare(`SELECT count(*) AS events, coalesce(sum(action = 'prompt.submitted'), 0) AS prompts, json_group_array(DISTINCT method) AS methods FROM events ${idx} WHERE session_id = ?`)
+    .get(sessionId) as { events: number; prompts: number; methods: string };
+  const kinds = db
     .prepare(
-      `SELECT action, method, tool_call_id AS callId,
-        CASE WHEN action = 'command.executed' THEN coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0 ELSE 0 END AS nonZero
-       FROM events ${indexHint(db, 'events_session')} WHERE session_id = ?`,
+      `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied FROM (
+         SELECT substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
+           max(action = 'tool.failed' OR ${COMMAND_FAILED_SQL}) AS failed,
+           max(action = 'approval.denied') AS denied
+         FROM events ${idx} WHERE session_id = ? AND ${TOOL_ACTION_SQL}
+         GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END)
+       GROUP BY 1`,
     )
-    .all(sessionId) as { action: string; method: string; callId: string | null; nonZero: number }[];
-  const calls = new Map<string, { kind?: string; failed: boolean; denied: boolean }>();
-  const methods = new Set<string>();
-  let prompts = 0;
-  let anonymous = 0;
-  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: 0, methods: [], events: rows.length };
-  for (const r of rows) {
-    methods.add(r.method);
-    if (r.action === 'prompt.submitted') prompts++;
-    if (!isToolAction(r.action)) continue;
-    const id = r.callId ?? `\u0000${anonymous++}`;
-    const c = calls.get(id) ?? { failed: false, denied: false };
-    if (r.action === 'tool.failed' || r.nonZero) c.failed = true;
-    if (r.action === 'approval.denied') c.denied = true;
-    if (r.action !== 'tool.invoked' && r.action !== 'tool.failed' && r.action !== 'approval.denied') c.kind = r.action;
-    calls.set(id, c);
+    .all(sessionId) as { kind: string; calls: number; failed: number; denied: number }[];
+  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: totals.prompts, methods: (JSON.parse(totals.methods) as string[]).sort(), events: totals.events };
+  for (const k of kinds) {
+    detail.toolCalls[k.kind] = k.calls;
+    detail.failedCalls += k.failed;
+    detail.deniedCalls += k.denied;
   }
-  for (const c of calls.values()) {
-    const kind = c.kind ?? (c.denied ? 'denied' : 'tool');
-    detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
-    if (c.failed) detail.failedCalls++;
-    if (c.denied) detail.deniedCalls++;
-  }
-  detail.prompts = prompts;
-  detail.methods = [...methods].sort();
   return detail;
 }

@@ -38,6 +38,9 @@ export type TimelineItem = ToolCallRow | EventRowItem;
 
 const TOOL_ACTIONS = new Set(['tool.invoked', 'tool.failed', 'approval.denied', 'command.executed']);
 
+/** `isToolAction` in SQL, on an `action` column (substr, not LIKE: LIKE ignores case). */
+export const TOOL_ACTION_SQL = `(action IN (${[...TOOL_ACTIONS].map((a) => `'${a}'`).join(', ')}) OR substr(action, 1, 5) = 'file.' OR substr(action, 1, 4) = 'mcp.')`;
+
 /** Actions that are (an observation of) a tool call: the taxonomy's tool actions plus the hook's pre-tool and the policy's verdict. */
 export function isToolAction(action: string): boolean {
   return TOOL_ACTIONS.has(action) || action.startsWith('file.') || action.startsWith('mcp.');

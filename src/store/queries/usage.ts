@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { hasIndex } from './indexes';
+import { CELL_SUMS_SQL, CELLS, hasCells, QUARTER_HOUR_NS } from '../log/usage-cells';
 import { USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'harness' | 'hour' | 'day' | 'week' | 'month';
@@ -41,41 +42,91 @@ export interface UsageRow {
 /** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
 export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];
 
-/**
- * Calendar groupings come back as quarter-hour indexes (ns / 15 min, UTC): the caller labels them
- * hour, day, week or month in the user's zone. SQLite's `localtime` would need the system's tz
- * files and could disagree with the zone Node shows times in; every UTC offset in use is a multiple
- * of 15 minutes, so quarter hours fall inside one local hour.
- */
-export const QUARTER_HOUR_NS = 900_000_000_000n;
+/** Calendar groupings come back as quarter-hour indexes (see usage-cells.ts). */
+export { QUARTER_HOUR_NS } from '../log/usage-cells';
 
-function groupSql(by: UsageGrouping): string {
+function groupSql(by: UsageGrouping, cells = false): string {
   switch (by) {
     case 'session':
-      return 'session_id';
+      return cells ? "nullif(session_id, x'')" : 'session_id';
     case 'model':
-      return 'model';
     case 'provider':
-      return 'provider';
+      return cells ? `nullif(${by}, x'')` : by;
     case 'harness':
       return 'harness';
     default:
-      return `(ts_ns / ${QUARTER_HOUR_NS})`;
+      return cells ? 'bucket' : `(ts_ns / ${QUARTER_HOUR_NS})`;
   }
 }
 
 /**
- * Model calls aggregated per (group, model, provider), read from the `events_usage` partial index
- * alone. Every model call is one `model.invoked` event with disjoint buckets, so sums count each
- * token once; goose's session-cumulative stream reports (`usage.reported`) are not model calls.
+ * Model calls aggregated per (group, model, provider). Every model call is one `model.invoked` event
+ * with disjoint buckets, so sums count each token once; goose's session-cumulative stream reports
+ * (`usage.reported`) are not model calls. The whole quarter hours of the window come from the
+ * persisted cells (log/usage-cells.ts), its partial edges (a --since or --until inside a quarter
+ * hour) from the events' rows: the answer is the exact aggregate of the calls in the window,
+ * whichever part it came from. A log without cells (read-only, left by an older Beacon) is read
+ * from its usage index alone.
  */
 export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
-  const { where, params } = modelCallWhere(filter);
-  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
-    FROM events ${hasIndex(db, 'events_usage') ? 'INDEXED BY events_usage' : ''} WHERE ${where.join(' AND ')}
-    GROUP BY grp, model, provider`;
+  if (!hasCells(db)) return indexQuery(db, filter, by).run();
+  // The cells' quarter hours [lo, hi): those wholly inside the window.
+  const lo = filter.sinceNs === undefined ? undefined : ceilDiv(filter.sinceNs, QUARTER_HOUR_NS);
+  const hi = filter.untilNs === undefined ? undefined : floorDiv(filter.untilNs, QUARTER_HOUR_NS);
+  if (lo !== undefined && hi !== undefined && lo >= hi) return indexQuery(db, filter, by).run();
+  const parts = [cellsQuery(filter, by, lo, hi)];
+  if (lo !== undefined && lo * QUARTER_HOUR_NS !== filter.sinceNs) parts.push(indexQuery(db, { ...filter, untilNs: lo * QUARTER_HOUR_NS }, by));
+  if (hi !== undefined && hi * QUARTER_HOUR_NS !== filter.untilNs) parts.push(indexQuery(db, { ...filter, sinceNs: hi * QUARTER_HOUR_NS }, by));
+  // In the order the rows' GROUP BY gave before v5 (NULL first), which lists show: the cells keep a NULL as x'', last.
+  const sql = `SELECT grp, model, provider, ${CELL_SUMS_SQL} FROM (${parts.map((p) => p.sql).join(' UNION ALL ')}) GROUP BY grp, model, provider ORDER BY grp, model, provider`;
+  const params = parts.flatMap((p) => p.params);
   return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
 }
+
+interface Part {
+  sql: string;
+  params: unknown[];
+  run(): UsageRow[];
+}
+
+/**
+ * The calls of a window summed from their rows (the exact aggregate): through the usage index of a
+ * log older than v5, else (v5 reads only windows' edges this way) through the time index.
+ */
+function indexQuery(db: Database.Database, filter: UsageFilter, by: UsageGrouping): Part {
+  const { where, params } = modelCallWhere(filter);
+  const windowed = filter.sinceNs !== undefined || filter.untilNs !== undefined;
+  const index = hasIndex(db, 'events_usage') ? 'events_usage' : windowed && hasIndex(db, 'events_ts') ? 'events_ts' : undefined;
+  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
+    FROM events ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}
+    GROUP BY grp, model, provider`;
+  return { sql, params, run: () => (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow) };
+}
+
+/**
+ * The cells of the quarter hours [lo, hi) that the filter selects, summed per group (the same filters
+ * as `modelCallWhere`). Grouped by the cells' own columns, so usage by session follows the session
+ * cells' key order; NULLs come back from their x'' (usage-cells.ts).
+ */
+function cellsQuery(filter: UsageFilter, by: UsageGrouping, lo: bigint | undefined, hi: bigint | undefined): Omit<Part, 'run'> {
+  const where = ['1'];
+  const params: unknown[] = [];
+  if (lo !== undefined) (where.push('bucket >= ?'), params.push(lo));
+  if (hi !== undefined) (where.push('bucket < ?'), params.push(hi));
+  if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
+  if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
+  if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
+  const table = by === 'session' || filter.sessionId !== undefined ? CELLS.session : CELLS.total;
+  const column = by === 'session' ? 'session_id' : by === 'model' || by === 'provider' || by === 'harness' ? by : 'bucket';
+  // The table's own columns (the result's aliases shadow them): the session cells' key order is session_id, model, provider.
+  const group = [...new Set([column, 'model', 'provider'])].map((c) => `${table}.${c}`).join(', ');
+  const sql = `SELECT ${groupSql(by, true)} AS grp, nullif(model, x'') AS model, nullif(provider, x'') AS provider, ${CELL_SUMS_SQL}
+    FROM ${table} WHERE ${where.join(' AND ')} GROUP BY ${group}`;
+  return { sql, params };
+}
+
+const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+const ceilDiv = (a: bigint, b: bigint) => -floorDiv(-a, b);
 
 /** The model calls a usage filter selects, as SQL conditions (shared with the latency query). */
 export function modelCallWhere(filter: UsageFilter): { where: string[]; params: unknown[] } {
