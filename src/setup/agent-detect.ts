@@ -23,14 +23,24 @@ export function detectAgent(spec: AgentSpec, ctx: AgentContext): string | undefi
   for (const bin of spec.binaries) {
     for (const dir of (ctx.env.PATH ?? '').split(delimiter)) {
       if (!dir) continue;
-      try {
-        accessSync(join(dir, bin), constants.X_OK);
-        return `${join(dir, bin)} on PATH`;
-      } catch {
-        /* not here */
-      }
+      if (isExecutable(join(dir, bin))) return `${join(dir, bin)} on PATH`;
     }
   }
   const dir = spec.configDirs(ctx).find((d) => existsSync(d));
   return dir ? `${dir} exists` : undefined;
+}
+
+/**
+ * An executable file there. Most paths asked about do not exist (every PATH folder, for every
+ * agent's binaries): `existsSync` answers those without the exception `accessSync` throws, which
+ * was ~5 ms of a doctor run.
+ */
+export function isExecutable(path: string): boolean {
+  if (!existsSync(path)) return false;
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -13,7 +13,8 @@ import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig, type GooseConfigView } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
-import { foreignHookChecks, gooseBinaryCheck, isExecutable, probeLauncher } from './goose-checks';
+import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
+import { isExecutable } from './agent-detect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
