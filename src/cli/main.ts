@@ -25,7 +25,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     // every line a subcommand prints may carry recorded content: escaped for the terminal here, once
     out: (s) => void process.stdout.write(`${escapeControls(s, { layout: true })}\n`),
     stderr: (s) => void process.stderr.write(s),
-    stdin: process.stdin,
+    // read when a command reads it (stream): creating process.stdin loads the stream machinery, ~3 ms of every command
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
   };
   try {

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { EventLog } from '../store/log/event-log';
+import type { EventLog } from '../store/log/event-log';
+import { openLogReadonly } from './read-log';
 import { inspectLog } from '../store/log/log-file';
-import { detectAgent, shellRc } from './agent-install';
+import { detectAgent, shellRc } from './agent-detect';
 import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
@@ -97,7 +98,7 @@ export function lastEventCheck(spec: AgentSpec, path: string): Check {
   if (inspectLog(path).kind !== 'file') return { id, status: 'warn', message: `no event log at ${path} yet: nothing from ${spec.title} has arrived`, fix: `use ${spec.title} once after beacon install ${spec.id}` };
   let log: EventLog;
   try {
-    log = EventLog.open(path, { readonly: true, busyTimeoutMs: 1000 });
+    log = openLogReadonly(path, 1000);
   } catch (e) {
     return { id, status: 'fail', message: (e as Error).message };
   }

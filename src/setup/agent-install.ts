@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { BeaconError } from '../model/errors';
 import { readState, writeState } from './install';
 import { applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
-import { homeOf, type AgentContext, type AgentSpec, type EnvLine, type Scope, type Target } from './agents/spec';
+import type { AgentContext, AgentSpec, Scope, Target } from './agents/spec';
+import { shellRc } from './agent-detect';
 
 /**
  * `beacon install <agent>` / `beacon uninstall <agent>` for the agents configured through their own
@@ -65,16 +66,6 @@ export interface AgentInstallOptions extends AgentContext {
   force: boolean;
   dryRun?: boolean;
   now?: Date;
-}
-
-/** Where to put the lines an agent reads from its environment only, in the user's shell. */
-export function shellRc(env: NodeJS.ProcessEnv): { file: string; line: (e: EnvLine) => string } {
-  const shell = basename(env.SHELL ?? '');
-  const home = homeOf(env);
-  // A value with a space (the otlpToken's `Authorization=Bearer …`) is quoted; plain ones stay as they were.
-  const v = (e: EnvLine) => (/^[\w@%+=:,./-]*$/.test(e.value) ? e.value : `'${e.value.replace(/'/g, `'\\''`)}'`);
-  if (shell === 'fish') return { file: join(home, '.config', 'fish', 'config.fish'), line: (e) => `set -gx ${e.name} ${v(e)}` };
-  return { file: join(home, shell === 'zsh' ? '.zshrc' : shell === 'bash' ? '.bashrc' : '.profile'), line: (e) => `export ${e.name}=${v(e)}` };
 }
 
 function resolveFile(spec: AgentSpec, scope: Scope, ctx: AgentContext) {
@@ -231,20 +222,4 @@ function revertKeys(entry: AgentFileState, text: string): string[] {
   return report;
 }
 
-/** Why the agent counts as present on this machine, or undefined. */
-export function detectAgent(spec: AgentSpec, ctx: AgentContext): string | undefined {
-  for (const bin of spec.binaries) {
-    for (const dir of (ctx.env.PATH ?? '').split(delimiter)) {
-      if (!dir) continue;
-      try {
-        accessSync(join(dir, bin), constants.X_OK);
-        return `${join(dir, bin)} on PATH`;
-      } catch {
-        /* not here */
-      }
-    }
-  }
-  const dir = spec.configDirs(ctx).find((d) => existsSync(d));
-  return dir ? `${dir} exists` : undefined;
-}
 

@@ -2,16 +2,19 @@ import { environmentChecks, judgeEndpoint } from './goose-env-checks';
 import { hookFailureCheck } from './hook-failure-check';
 export { judgeEndpoint } from './goose-env-checks';
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { get } from 'node:http';
 import { dirname, resolve } from 'node:path';
-import { EventLog } from '../store/log/event-log';
+import type { EventLog } from '../store/log/event-log';
+import { openLogReadonly } from './read-log';
 import { inspectLog, logProblem } from '../store/log/log-file';
 import { forwardChecks } from './forward-checks';
 import type { HealthReport } from '../model/health';
 import { describeServiceState, type ServiceState } from './service';
-import { readGooseConfig } from './goose-config';
+import { readGooseConfig, type GooseConfigView } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
-import { foreignHookChecks, gooseBinaryCheck, isExecutable, probeLauncher } from './goose-checks';
+import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
+import { isExecutable } from './agent-detect';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -31,7 +34,8 @@ export interface DoctorContext {
   /** where the port came from: --port, the installed service, the config, the default */
   portSource?: string;
   log: string;
-  service?: ServiceState;
+  /** asks the service manager (systemctl, launchctl): asked once the hook launcher runs, and answered beside the other probes */
+  service?: () => Promise<ServiceState>;
   /** also send a test span and a test hook event, and find both in the log */
   sendTest?: boolean;
   fetchTimeoutMs?: number;
@@ -39,25 +43,36 @@ export interface DoctorContext {
   otlpToken?: string;
 }
 
-/** Every check, in the order a user fixes them: collector, goose's config and environment, plugin, log. */
+/**
+ * Every check, in the order a user fixes them: collector, goose's config and environment, plugin, log.
+ * The slow probes start first and run side by side (issue 25: doctor <= 2x a bare Node start): the
+ * hook launcher (a Node.js start, as goose does), the collector's /health and the service manager
+ * (started by the caller); the checks that only read files run meanwhile. The report's order stays.
+ */
 export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
-  const checks: Check[] = [];
   const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
-  // The plugin checks run the hook launcher (a Node.js start, as goose does): it runs beside the
-  // /health read and the checks below, not after them (issue 25: doctor ≤ 2× a bare Node start).
-  const plugin = pluginChecks(ctx);
+  const config = gooseConfigOnce(ctx);
+  const plugin = pluginChecks(ctx, config);
+  const service = ctx.service?.();
   // One /health read serves the collector check and the forwarding checks.
-  const { check: collector, health } = await collectorCheck(base, ctx, ctx.fetchTimeoutMs ?? 1500);
-  checks.push(collector);
-  if (ctx.service) checks.push(serviceCheck(ctx.service, collector.status !== 'fail'));
-  checks.push(...forwardChecks(health?.forward));
-  checks.push(gooseBinaryCheck(ctx.env));
-  checks.push(...otlpConfigChecks(ctx, base));
-  checks.push(...environmentChecks(ctx.env, base));
-  checks.push(...(await plugin));
-  checks.push(...logChecks(ctx.log));
+  const probe = collectorCheck(base, { ...ctx, service }, ctx.fetchTimeoutMs ?? 1500);
+  const goose = gooseBinaryCheck(ctx.env);
+  const otlp = otlpConfigChecks(config(), base);
+  const environment = environmentChecks(ctx.env, base);
+  const { check: collector, health } = await probe;
+  // read after the probe answered: on a large log this takes a while, and the probe's timeout runs
+  const log = logChecks(ctx.log);
+  const checks: Check[] = [collector];
+  if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
+  checks.push(...forwardChecks(health?.forward), goose, ...otlp, ...environment, ...(await plugin), ...log);
   if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
+}
+
+/** goose's config.yaml, parsed once for the checks that read it (the YAML library loads on the first). */
+function gooseConfigOnce(ctx: DoctorContext): () => GooseConfigView {
+  let view: GooseConfigView | undefined;
+  return () => (view ??= readGooseConfig(gooseLocations(ctx.env, ctx.cwd).configYaml));
 }
 
 /** Two spellings of one file are one log; a path that does not exist yet compares as written. */
@@ -76,27 +91,28 @@ function sameFile(a: string, b: string): boolean {
 type Health = Partial<HealthReport>;
 
 /** The collector check, and the /health body it read (when it was Beacon's). */
-export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
+export async function collectorCheck(base: string, ctx: Omit<DoctorContext, 'service'> & { service?: Promise<ServiceState> }, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
-  const startFix = ctx.service?.unreachable && ctx.service.kind === 'systemd'
-    ? 'start it: beacon collector --detach (there is no systemd user session here for beacon service)'
-    : 'start it: beacon service install, or beacon collector in a terminal';
-  let r: Response;
+  let r: HttpAnswer;
   let body: Health = {};
   try {
-    r = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    r = await httpGet(`${base}/health`, timeoutMs);
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+    const cause = (e as { code?: string }).code ?? (e as Error).message;
+    const service = await ctx.service;
+    const startFix = service?.unreachable && service.kind === 'systemd'
+      ? 'start it: beacon collector --detach (there is no systemd user session here for beacon service)'
+      : 'start it: beacon service install, or beacon collector in a terminal';
     return { check: { id: 'collector', status: 'fail', message: `not reachable at ${base}${where}: ${cause}`, fix: startFix } };
   }
   try {
-    body = (await r.json()) as typeof body;
+    body = JSON.parse(r.body) as typeof body;
   } catch {
     return { check: { id: 'collector', status: 'fail', message: `${base}${where} answered ${r.status} with something that is not Beacon's /health: another program holds the port?`, fix: `stop it, or run Beacon on another port (beacon service install --port N)` } };
   }
   const status = typeof body.status === 'string' ? body.status : '';
   const version = typeof body.version === 'string' ? ` (beacon ${body.version})` : '';
-  if (!r.ok || (status !== 'ok' && status !== 'degraded')) {
+  if (r.status < 200 || r.status > 299 || (status !== 'ok' && status !== 'degraded')) {
     return { check: { id: 'collector', status: 'fail', message: `${base} answered ${r.status} ${status}${version}: it cannot store events now`.trim(), fix: 'see its log (journalctl --user -u beacon-collector), then restart it' }, health: body };
   }
   // A collector writing another log than the one read here (and the hooks write) splits the data.
@@ -121,6 +137,30 @@ export async function collectorCheck(base: string, ctx: DoctorContext, timeoutMs
   };
 }
 
+interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * One GET with node:http: `fetch` loads undici first, ~15 ms of every doctor run, most of which find
+ * the port refused. The whole exchange is bounded by `timeoutMs`, as `AbortSignal.timeout` bounded it.
+ */
+function httpGet(url: string, timeoutMs: number): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+    req.on('error', reject);
+    req.on('close', () => clearTimeout(timer));
+  });
+}
+
 function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   const message = describeServiceState(s);
   // A collector run by hand (or by another supervisor) is a choice; with none running, the service is the fix.
@@ -132,17 +172,15 @@ function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   return { id: 'service', status: 'ok', message };
 }
 
-function otlpConfigChecks(ctx: DoctorContext, base: string): Check[] {
-  const loc = gooseLocations(ctx.env, ctx.cwd);
-  const view = readGooseConfig(loc.configYaml);
-  if (!view.exists) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} does not exist`, fix: 'beacon install goose --configure-otlp, or add otel_exporter_otlp_endpoint yourself' }];
-  if (view.parseError) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} is not valid YAML: ${view.parseError}`, fix: 'fix the file' }];
-  if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${loc.configYaml} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
+function otlpConfigChecks(view: GooseConfigView, base: string): Check[] {
+  if (!view.exists) return [{ id: 'goose-config', status: 'fail', message: `${view.path} does not exist`, fix: 'beacon install goose --configure-otlp, or add otel_exporter_otlp_endpoint yourself' }];
+  if (view.parseError) return [{ id: 'goose-config', status: 'fail', message: `${view.path} is not valid YAML: ${view.parseError}`, fix: 'fix the file' }];
+  if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${view.path} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
   const { localhost: _, ...judged } = judgeEndpoint(view.endpoint, base);
   return [{ id: 'goose-config', ...judged }];
 }
 
-async function pluginChecks(ctx: DoctorContext): Promise<Check[]> {
+async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): Promise<Check[]> {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const scopes = [
     { name: 'project', agents: loc.projectAgentsDir },
@@ -153,30 +191,33 @@ async function pluginChecks(ctx: DoctorContext): Promise<Check[]> {
     return [{ id: 'plugin', status: 'fail', message: `no ${PLUGIN_NAME} plugin at ${scopes.map((s) => s.file).join(' or ')}: prompts and tool calls are not recorded`, fix: 'beacon install goose' }];
   }
   const active = present[0]!; // goose takes project scope first and deduplicates by name
-  const out: Check[] = [{
-    id: 'plugin', status: 'ok',
-    message: `${active.name} scope: ${active.file}${present.length > 1 ? ` (shadows the user-scope plugin for sessions started in ${ctx.cwd})` : ''}`,
-  }];
-
-  const disabledBy = disabledReasons(ctx, active.root);
-  out.push(disabledBy.length > 0
-    ? { id: 'plugin-enabled', status: 'fail', message: `the plugin is disabled: ${disabledBy.join('; ')} (a disabled plugin keeps its hooks file)`, fix: 'enable it there, then start a new goose session' }
-    : { id: 'plugin-enabled', status: 'ok', message: 'enabled (config.yaml plugins map and settings.json disabledPlugins)' });
-
   const commands = commandsIn(readFileSync(active.file, 'utf8'));
   const ours = commands.filter(isBeaconCommand);
   const broken = [...new Set(ours.map(launcherOf).filter((bin) => !isExecutable(bin)))];
-  if (ours.length === 0) out.push({ id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' });
-  else if (broken.length > 0) out.push({ id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' });
-  else out.push(await probeLauncher(launcherOf(ours[0]!), ours.length));
-  out.push(...foreignHookChecks(active.file, commands));
-  return out;
+  // The launcher starts before anything else is read: its Node.js start is the longest of doctor's waits.
+  const command: Promise<Check> | Check = ours.length === 0
+    ? { id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' }
+    : broken.length > 0
+      ? { id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' }
+      : probeLauncher(launcherOf(ours[0]!), ours.length);
+
+  const disabledBy = disabledReasons(ctx, active.root, config());
+  return [
+    {
+      id: 'plugin', status: 'ok',
+      message: `${active.name} scope: ${active.file}${present.length > 1 ? ` (shadows the user-scope plugin for sessions started in ${ctx.cwd})` : ''}`,
+    },
+    disabledBy.length > 0
+      ? { id: 'plugin-enabled', status: 'fail', message: `the plugin is disabled: ${disabledBy.join('; ')} (a disabled plugin keeps its hooks file)`, fix: 'enable it there, then start a new goose session' }
+      : { id: 'plugin-enabled', status: 'ok', message: 'enabled (config.yaml plugins map and settings.json disabledPlugins)' },
+    await command,
+    ...foreignHookChecks(active.file, commands),
+  ];
 }
 
-function disabledReasons(ctx: DoctorContext, root: string): string[] {
+function disabledReasons(ctx: DoctorContext, root: string, view: GooseConfigView): string[] {
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const reasons: string[] = [];
-  const view = readGooseConfig(loc.configYaml);
   const entry = view.plugins[root];
   if (entry && entry.enabled === false) reasons.push(`${loc.configYaml} plugins["${root}"].enabled is false`);
   const verdict = settingsVerdict(loc.settingsFiles, PLUGIN_NAME);
@@ -237,7 +278,7 @@ export function logChecks(path: string): Check[] {
   }
   let log: EventLog;
   try {
-    log = EventLog.open(path, { readonly: true, busyTimeoutMs: 1000 });
+    log = openLogReadonly(path, 1000);
   } catch (e) {
     return [{ id: 'event-log', status: 'fail', message: (e as Error).message, fix: 'fix the permissions, or pass --log' }];
   }

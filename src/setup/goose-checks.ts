@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import type { Check } from './doctor';
 import { isBeaconCommand } from './hooks-file';
+import { isExecutable } from './agent-detect';
 
 /**
  * Doctor's checks that goose itself is there and that Beacon's plugin runs nothing but Beacon
@@ -54,12 +54,3 @@ export async function probeLauncher(bin: string, count: number): Promise<Check> 
 }
 
 const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-export function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,7 +1,12 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isMap, isScalar, parseDocument } from 'yaml';
 import { BeaconError } from '../model/errors';
+
+/**
+ * The YAML library, loaded when a config.yaml is there to read: it is ~10 ms of a `beacon doctor`
+ * run, which starts its slow probes (the hook launcher, the collector) before it reads the file.
+ */
+const yaml = () => require('yaml') as typeof import('yaml');
 
 export const ENDPOINT_KEY = 'otel_exporter_otlp_endpoint';
 export const TIMEOUT_KEY = 'otel_exporter_otlp_timeout';
@@ -19,7 +24,7 @@ export interface GooseConfigView {
 
 export function readGooseConfig(path: string): GooseConfigView {
   if (!existsSync(path)) return { path, exists: false, plugins: {} };
-  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const doc = yaml().parseDocument(readFileSync(path, 'utf8'));
   if (doc.errors.length > 0) return { path, exists: true, parseError: doc.errors[0]!.message, plugins: {} };
   const js = (doc.toJS() ?? {}) as Record<string, unknown>;
   const plugins = typeof js.plugins === 'object' && js.plugins !== null ? (js.plugins as Record<string, { enabled?: unknown }>) : {};
@@ -54,6 +59,7 @@ export function configureOtlp(path: string, endpoint: string, now = new Date()):
     return { changed: true, created: true, edit: fresh };
   }
   const text = readFileSync(path, 'utf8');
+  const { isMap, isScalar, parseDocument } = yaml();
   const doc = parseDocument(text);
   const byHand = `add the keys by hand:\n${otlpSnippet(endpoint)}`;
   if (doc.errors.length > 0) throw new BeaconError('bad_data', `${path} is not valid YAML (${doc.errors[0]!.message}); fix it or ${byHand}`);
@@ -88,6 +94,7 @@ export function configureOtlp(path: string, endpoint: string, now = new Date()):
 /** Would `configureOtlp` succeed? Checked before anything is installed, so a bad file changes nothing. */
 export function checkEditable(path: string): void {
   if (!existsSync(path)) return;
+  const { isMap, parseDocument } = yaml();
   const doc = parseDocument(readFileSync(path, 'utf8'));
   const byHand = `fix it, or install without --configure-otlp and add the keys by hand. Nothing was changed.`;
   if (doc.errors.length > 0) throw new BeaconError('bad_data', `${path} is not valid YAML (${doc.errors[0]!.message}); ${byHand}`);
@@ -103,6 +110,7 @@ export function revertOtlp(path: string, edit: OtlpEdit): string[] {
   if (!existsSync(path)) return [];
   let text = readFileSync(path, 'utf8');
   const report: string[] = [];
+  const { isMap, isScalar, parseDocument } = yaml();
   for (const [key, { wrote, previous }] of Object.entries(edit)) {
     const doc = parseDocument(text);
     if (doc.errors.length > 0 || !isMap(doc.contents)) return [...report, `${path} no longer parses as a YAML mapping: left as it is (remove ${Object.keys(edit).join(', ')} yourself)`];

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { EventLog } from '../store/log/event-log';
+import { openLogReadonly } from './read-log';
 import { inspectLog } from '../store/log/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
@@ -71,7 +71,7 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
   const methods = new Set<string>();
   if (inspectLog(ctx.log).kind === 'file') {
     try {
-      const log = EventLog.open(ctx.log, { readonly: true });
+      const log = openLogReadonly(ctx.log);
       try {
         for (const row of log.list({ sessionId: session })) methods.add(JSON.parse(row.record).harness?.collection_method);
       } finally {

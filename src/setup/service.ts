@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -65,9 +65,11 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Run {
   return { ok: r.status === 0 && !r.error, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim() };
 }
 
+const NO_ACTIVATE: Run = { ok: false, output: 'BEACON_SERVICE_NO_ACTIVATE=1' };
+
 /** systemctl --user works only inside a user session with its bus; containers and CI often have none. */
 function systemdUser(env: NodeJS.ProcessEnv): Run {
-  if (env.BEACON_SERVICE_NO_ACTIVATE === '1') return { ok: false, output: 'BEACON_SERVICE_NO_ACTIVATE=1' };
+  if (env.BEACON_SERVICE_NO_ACTIVATE === '1') return NO_ACTIVATE;
   return run('systemctl', ['--user', 'show-environment'], env);
 }
 const systemdUserAvailable = (env: NodeJS.ProcessEnv) => systemdUser(env).ok;
@@ -99,19 +101,35 @@ export interface ServiceState {
   unreachable?: string;
 }
 
+/**
+ * The same as `run`, without blocking: `beacon doctor` asks systemctl while its other probes run
+ * (issue 25). A command that ran and failed is `ok: false` with its output, as `run` reports it;
+ * one that could not run (missing, timed out) adds why.
+ */
+function runAsync(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { env, encoding: 'utf8', timeout: 15000 }, (error, stdout, stderr) => {
+      const notRun = error && (typeof error.code !== 'number' || error.killed);
+      resolve({ ok: !error, output: `${stdout ?? ''}${stderr ?? ''}${notRun ? error.message : ''}`.trim() });
+    });
+  });
+}
+
 /** Installed (the file), enabled (starts at login) and running, as the service manager says. */
-export function serviceState(kind: ServiceKind, env: NodeJS.ProcessEnv): ServiceState {
+export async function serviceState(kind: ServiceKind, env: NodeJS.ProcessEnv): Promise<ServiceState> {
   const file = serviceFile(kind, env);
   const base: ServiceState = { kind, file, installed: existsSync(file) };
   if (kind === 'systemd') {
-    const session = systemdUser(env);
+    const session = env.BEACON_SERVICE_NO_ACTIVATE === '1' ? NO_ACTIVATE : await runAsync('systemctl', ['--user', 'show-environment'], env);
     if (!session.ok) return { ...base, unreachable: `no systemd user session reachable from here (systemctl --user: ${session.output || 'failed'})` };
-    const enabled = run('systemctl', ['--user', 'is-enabled', SYSTEMD_UNIT], env).output.split('\n')[0];
-    const active = run('systemctl', ['--user', 'is-active', SYSTEMD_UNIT], env).output.split('\n')[0];
+    const [enabled, active] = (await Promise.all([
+      runAsync('systemctl', ['--user', 'is-enabled', SYSTEMD_UNIT], env),
+      runAsync('systemctl', ['--user', 'is-active', SYSTEMD_UNIT], env),
+    ])).map((r) => r.output.split('\n')[0]);
     return { ...base, enabled: enabled === 'enabled', running: active === 'active' };
   }
   if (process.platform !== 'darwin' || env.BEACON_SERVICE_NO_ACTIVATE === '1') return { ...base, unreachable: 'launchctl is macOS only' };
-  const r = run('launchctl', ['print', `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`], env);
+  const r = await runAsync('launchctl', ['print', `gui/${process.getuid?.() ?? 501}/${LAUNCHD_LABEL}`], env);
   // A loaded agent with RunAtLoad starts at every login; "state = running" while it runs.
   return { ...base, enabled: r.ok, running: r.ok && /state = running/.test(r.output) };
 }

@@ -56,17 +56,18 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     // Loaded for --send-test only: its OTLP encoder is protobufjs (45 modules, ~30 ms of every doctor run).
     if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env, target)));
   } else {
-    checks = await runDoctor({
+    const doctor = runDoctor({
       env, cwd, host, port, portSource: source,
       log: cfg.log,
-      service: serviceState(defaultServiceKind(), env),
+      service: () => serviceState(defaultServiceKind(), env),
       sendTest: values['send-test'] === true,
       ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
     });
-    if (name === undefined) for (const a of AGENT_SPECS) {
-      const line = agentSummary(a, { env, cwd, target: configuredTarget(a, { env, cwd }, targets), log: cfg.log });
-      if (line) checks.push(line);
-    }
+    // One line per other agent found on this machine, worked out while doctor's probes run.
+    const agents = name === undefined
+      ? AGENT_SPECS.map((a) => agentSummary(a, { env, cwd, target: configuredTarget(a, { env, cwd }, targets), log: cfg.log })).filter((c): c is Check => c !== undefined)
+      : [];
+    checks = [...(await doctor), ...agents];
   }
   const ok = checks.every((c) => c.status !== 'fail');
   if (values.json) out(JSON.stringify({ ok, checks }));

@@ -1,7 +1,8 @@
 import { defaultConfigPath, hooksLauncherPath, installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
-import { detectAgent, installAgent } from '../../setup/agent-install';
+import { detectAgent } from '../../setup/agent-detect';
+import { installAgent } from '../../setup/agent-install';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import type { Target } from '../../setup/agents/spec';
 import { installGoose, resolveHarness } from '../../setup/install';

@@ -25,7 +25,7 @@ every login. status reports installed, enabled and running.`,
   positionals: ['install', 'uninstall', 'status'],
 } as const satisfies CommandSpec;
 
-export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
+export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
@@ -42,7 +42,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
       for (const l of uninstallService(kind, env)) out(l);
       return 0;
     default: {
-      const s = serviceState(kind, env);
+      const s = await serviceState(kind, env);
       const svc = installedServiceSettings(kind, env);
       out(`${describeServiceState(s)}${svc?.port !== undefined ? `; port ${svc.port}` : ''}${svc?.log ? `; log ${svc.log}` : ''}`);
       return s.installed ? 0 : 1;

@@ -1,11 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import { BeaconError } from '../../model/errors';
 
+// Both parsers load when a settings file is read or edited, not with this module: `beacon doctor`
+// loads it for every agent it looks for, most of which have no settings file, and jsonc-parser
+// costs ~16 ms to load, smol-toml ~2.5 ms (issue 25: doctor <= 2x a bare Node start).
+const jsonc = () => require('jsonc-parser') as typeof import('jsonc-parser');
 // smol-toml ships a CommonJS build (its exports' "require" condition) beside the ES module that its
 // types describe: required here, typed by hand (the one function used).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parse: parseToml } = require('smol-toml') as { parse(text: string): Record<string, unknown> };
+const parseToml = (text: string) => (require('smol-toml') as { parse(text: string): Record<string, unknown> }).parse(text);
 
 /**
  * In-place edits of an agent's own settings file: only the keys Beacon owns change, every other
@@ -27,6 +31,7 @@ export function parseSettings(format: SettingsFormat, text: string): { doc: Reco
   if (text.trim() === '') return { doc: {} };
   if (format === 'json') {
     const errors: ParseError[] = [];
+    const { parse: parseJsonc, printParseErrorCode } = jsonc();
     const doc = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
     if (errors.length > 0) return { error: `${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}` };
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { error: 'the top level is not an object' };
@@ -62,6 +67,7 @@ function setPath(doc: Record<string, unknown>, path: readonly string[], value: u
 /** The raw text of a key's value in the file (to put back byte for byte), or undefined. */
 export function rawValue(format: SettingsFormat, text: string, path: readonly string[]): string | undefined {
   if (format === 'json') {
+    const { parseTree, findNodeAtLocation } = jsonc();
     const root = parseTree(text, [], { allowTrailingComma: true });
     const node = root && findNodeAtLocation(root, [...path]);
     return node ? text.slice(node.offset, node.offset + node.length) : undefined;
@@ -101,6 +107,7 @@ function jsonFormatting(text: string): { insertSpaces: boolean; tabSize: number;
 function jsonSet(text: string, path: readonly string[], value: unknown, raw: string | undefined): string {
   const fresh = text.trim() === '';
   const base = fresh ? '{}' : text;
+  const { applyEdits, findNodeAtLocation, modify, parseTree } = jsonc();
   if (raw !== undefined) {
     // A replaced value goes back exactly as the user wrote it (comments inside it included).
     const root = parseTree(base, [], { allowTrailingComma: true });

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { closeSync, constants, existsSync, lstatSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { closeSync, constants, lstatSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { BeaconError, isBeaconError } from '../../model/errors';
 import { spanEventId } from '../../model/event-id';
 import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-checks';
@@ -216,14 +216,18 @@ export class EventLog {
 let binding: string | null | undefined;
 
 /**
- * The addon file, found from the already-loaded module: better-sqlite3's default lookup (the
- * `bindings` package) probes a dozen paths and costs a hook ~4 ms of goose's time on every call.
+ * The addon file, resolved once: better-sqlite3's default lookup (the `bindings` package) probes a
+ * dozen paths and costs a hook ~4 ms of goose's time on every call. Resolved by name, not from the
+ * loaded module's path: the hook adapter's bundle carries better-sqlite3's JavaScript inside it
+ * (issue 25), and only the addon stays a file in node_modules.
  */
 function nativeBinding(): string | undefined {
   if (binding === undefined) {
-    const main = Object.keys(require.cache).find((k) => k.endsWith(`${sep}better-sqlite3${sep}lib${sep}index.js`));
-    const file = main ? join(dirname(main), '..', 'build', 'Release', 'better_sqlite3.node') : undefined;
-    binding = file && existsSync(file) ? file : null;
+    try {
+      binding = require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      binding = null;
+    }
   }
   return binding ?? undefined;
 }
