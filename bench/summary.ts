@@ -30,7 +30,7 @@ export function printIssue25Table(r: Results): void {
     [
       'read commands, 40k-event log',
       `doctor ${f(r.read_doctor_ratio, 2)}×, token-usage --by day ${f(r.read_token_usage_ratio, 2)}×, sessions ${f(r.read_sessions_ratio, 2)}×, events --limit 50 ${f(r.read_events_ratio, 2)}×`,
-      `bare node -e 0 ${f(r.readBareNodeP50Ms, 0)} ms`,
+      `bare node -e 0 ${f(r.readBareNodeP50Ms, 0)} ms; doctor's floor, bare node then the hook launcher it runs (${f(r.launcherVersionP50Ms, 0)} ms): ${f(ratio((r.readBareNodeP50Ms ?? 0) + (r.launcherVersionP50Ms ?? NaN), r.readBareNodeP50Ms), 2)}×`,
       '≤ 2× each',
     ],
     ['token-usage, 1M events (whole command)', `${f(r.tokenUsageCliMs, 0)} ms`, `query alone ${f(r.tokenUsageQueryMs, 0)} ms`, '≤ 300 ms'],
