@@ -2,7 +2,7 @@
  * The Node.js options the collector daemon runs with, wherever it is started for the user: the
  * systemd unit and the launchd plist (their templates spell them out; a test holds them to this
  * list) and `beacon collector --detach`. Measured with `npm run bench -- footprint` and `-- collector`
- * (docs/ARCHITECTURE.md, "The idle footprint's floor is Node's"):
+ * (docs/ARCHITECTURE.md, "The idle footprint's floor is the stack's"):
  * - a 1 MB young generation: the main thread's otherwise grows to 16 MB per semi-space under load
  *   and stays resident (−4.5 MB idle, −10 MB after work);
  * - old-generation growth of 1.5× per major GC instead of V8's up-to-4× for small heaps: peak RSS at
