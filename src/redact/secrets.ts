@@ -5,6 +5,7 @@
  */
 import { DETECTORS, type Detector } from './forms';
 import { GITLEAKS } from './gitleaks-rules';
+import { KEYWORD_TRIE } from './keyword-trie';
 import { RuleMatcher, type TextRange } from './rule-set';
 
 export const REDACTED = '[REDACTED]';
@@ -31,7 +32,21 @@ function buildPrefilter(): RegExp {
   for (const [k, ids] of matcher.keywordRules()) for (const id of ids) add(k, { kind: 'rule', id });
   for (const d of DETECTORS) for (const k of d.keywords) add(k, { kind: 'detector', detector: d });
   for (const d of DETECTORS) if (d.keywords.length === 0) UNGATED.push(d);
-  return new RegExp(trie([...direct.keys()].sort((a, b) => b.length - a.length)), 'gi');
+  return new RegExp(prefilterSource(prefilterKeywords()), 'gi');
+}
+
+/** Every keyword, in the order the trie is built from (longest first; the sort is stable). */
+export function prefilterKeywords(): string[] {
+  return [...direct.keys()].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The trie's source as keyword-trie.ts holds it for exactly these keywords (building it costs every
+ * hook process ~1.5 ms of its start, issue 25), or built now when the rules or detectors changed
+ * since that file was made: a stale file costs time, never a missed keyword. A test keeps it current.
+ */
+function prefilterSource(keywords: string[]): string {
+  return KEYWORD_TRIE.keywords === keywords.join('\n') ? KEYWORD_TRIE.source : trie(keywords);
 }
 
 /**
@@ -55,7 +70,7 @@ function triggersOf(keyword: string): Runner[] {
  * the engine follows one branch instead of trying ~300 alternatives, which is most of the cost of
  * a string that holds no secret. A keyword that is a prefix of another matches the longer first.
  */
-function trie(words: string[]): string {
+export function trie(words: string[]): string {
   interface Node { end: boolean; next: Map<string, Node> }
   const root: Node = { end: false, next: new Map() };
   for (const w of words) {
