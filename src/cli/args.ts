@@ -29,7 +29,7 @@ export interface CommandSpec<O extends Record<string, OptionSpec> = Record<strin
   description: string;
   options: O;
   examples: string[];
-  /** allowed positionals, for `did you mean` (`install|uninstall|status`); absent: none allowed */
+  /** allowed values of the one positional, for `did you mean` (`install|uninstall|status`); absent: none allowed */
   positionals?: readonly string[];
 }
 
@@ -98,9 +98,11 @@ export function parseCommand<const O extends Record<string, OptionSpec>>(spec: C
   for (const [name, o] of Object.entries(spec.options)) options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
   try {
     const r = parseArgs({ args: argv, options, allowPositionals: spec.positionals !== undefined, strict: true });
+    // Every command takes one positional at most (an agent, an action): a second is a mistake, said here once.
+    if (r.positionals.length > 1) throw new BeaconError('usage', `${short(spec)}: unexpected argument "${r.positionals[1]}"`);
     return { values: r.values as Values<O>, positionals: r.positionals };
   } catch (e) {
-    throw usageError(spec, e as Error & { code?: string });
+    throw e instanceof BeaconError ? e : usageError(spec, e as Error & { code?: string });
   }
 }
 

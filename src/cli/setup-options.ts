@@ -1,4 +1,4 @@
-import { parseIntStrict, readConfigFile, readEnv, resolveCollectorConfig, type CollectorConfig } from '../config/config';
+import { parseIntStrict, type CollectorConfig } from '../config/config';
 import { CONFIG_KEYS, envName, shownDefault } from '../config/config-keys';
 import { collectorAddressPath, isRunning, readCollectorAddress } from '../config/collector-address';
 import { BeaconError } from '../model/errors';
@@ -10,9 +10,6 @@ export const HOOKS_LOG_OPTION = { type: 'string', arg: 'PATH', help: `the event 
 export const CONFIG_OPTION = { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' } as const;
 export const SCOPE_OPTION = { type: 'string', arg: 'S', help: 'user (default: ~/.agents, every session) or project (./.agents, sessions started here)' } as const;
 
-export function collectorConfig(config: string | undefined, env: NodeJS.ProcessEnv, flags: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {
-  return resolveCollectorConfig({ file: readConfigFile(config, env), env: readEnv(env), flags }, env);
-}
 
 export const PROTOCOL_OPTION = { type: 'string', arg: 'P', help: 'http (default: OTLP/HTTP on the collector\'s port) or grpc (OTLP/gRPC on grpcPort, 4317), where the agent can use it' } as const;
 

@@ -144,6 +144,11 @@ export function parseIntStrict(value: string, what: string): number {
   return Number(value);
 }
 
+/** The config every command means: the file (`--config`, else the default), the environment, then the command line's flags. */
+export function collectorConfig(file: string | undefined, env: NodeJS.ProcessEnv, flags: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {
+  return resolveCollectorConfig({ file: readConfigFile(file, env), env: readEnv(env), flags }, env);
+}
+
 export function resolveCollectorConfig(layers: { file?: Partial_; env?: Partial_; flags?: Partial_ }, env: NodeJS.ProcessEnv): Readonly<CollectorConfig> {
   const merged: CollectorConfig = {
     ...defaults(),

@@ -2,7 +2,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import pino from 'pino';
 import { LOG_POLICY } from '../../redact/log-policy';
-import { isLoopback, readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { collectorConfig, isLoopback } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { startCollectorService } from '../../collector/service';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
@@ -39,14 +39,7 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
   const parsed = parseCommand(spec, argv, (s) => void process.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values } = parsed;
-  const config = resolveCollectorConfig(
-    {
-      file: readConfigFile(values.config, env),
-      env: readEnv(env),
-      flags: configFlags(values),
-    },
-    env,
-  );
+  const config = collectorConfig(values.config, env, configFlags(values));
   const say = (s: string) => void process.stdout.write(`${s}\n`);
   if (values.detach && values.stop) throw new BeaconError('usage', '--detach and --stop: one or the other');
   if (values.stop) return stopBackground(config.log, say);

@@ -1,6 +1,6 @@
 import { isWildcard } from '../../config/hosts';
 import { spawn } from 'node:child_process';
-import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { collectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags } from '../config-flags';
@@ -31,10 +31,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
-  const config = resolveCollectorConfig(
-    { file: readConfigFile(values.config, env), env: readEnv(env), flags: configFlags(values) },
-    env,
-  );
+  const config = collectorConfig(values.config, env, configFlags(values));
   // the port every command means: --port, the running collector's, the installed service's, the config's
   const { port } = collectorPort(values.port, config, env);
   const url = dashboardUrl(config.host, port, config.dashboardToken);

@@ -1,3 +1,4 @@
+import { collectorConfig } from '../../config/config';
 import { isWildcard } from '../../config/hosts';
 import { agentChecks, agentSummary, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
@@ -6,7 +7,7 @@ import { defaultServiceKind, serviceState } from '../../setup/service';
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { CONFIG_OPTION, HOOKS_LOG_OPTION, agentTarget, collectorConfig, collectorPort } from '../setup-options';
+import { CONFIG_OPTION, HOOKS_LOG_OPTION, agentTarget, collectorPort } from '../setup-options';
 
 export const spec = {
   name: 'beacon doctor',
@@ -35,7 +36,6 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
   const name = positionals[0];
   const agent = name === undefined || /^goose$/i.test(name) ? undefined : findAgent(name);
   if (name !== undefined && !agent && !/^goose$/i.test(name)) throw new BeaconError('usage', `${spec.name}: unknown agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (expected ${['goose', ...AGENT_IDS].join(', ')})`);

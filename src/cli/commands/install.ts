@@ -1,3 +1,4 @@
+import { collectorConfig } from '../../config/config';
 import { defaultConfigPath, hooksLauncherPath, installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
@@ -7,7 +8,7 @@ import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import type { Target } from '../../setup/agents/spec';
 import { installGoose, resolveHarness } from '../../setup/install';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { CONFIG_OPTION, HOOKS_LOG_OPTION, PROTOCOL_OPTION, SCOPE_OPTION, agentTarget, collectorConfig, collectorPort, protocolOf, scopeOf } from '../setup-options';
+import { CONFIG_OPTION, HOOKS_LOG_OPTION, PROTOCOL_OPTION, SCOPE_OPTION, agentTarget, collectorPort, protocolOf, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon install',
@@ -43,7 +44,6 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
   const scope = scopeOf(values.scope);
   const cfg = collectorConfig(values.config, env, { log: values.log });
   const { port } = collectorPort(undefined, cfg, env);

@@ -1,4 +1,4 @@
-import { readConfigFile, readEnv, resolveCollectorConfig } from '../../config/config';
+import { collectorConfig } from '../../config/config';
 import { CONFIG_KEYS, shownDefault } from '../../config/config-keys';
 import { BeaconError } from '../../model/errors';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
@@ -28,14 +28,7 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
-  const cfg = resolveCollectorConfig(
-    {
-      file: readConfigFile(values.config, env),
-      env: readEnv(env),
-      flags: configFlags(values),
-    },
-    env,
-  );
+  const cfg = collectorConfig(values.config, env, configFlags(values));
   const state = inspectLog(cfg.log);
   if (state.kind === 'missing') {
     out(`nothing to prune: ${noLogMessage(cfg.log)}`);

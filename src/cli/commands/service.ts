@@ -1,3 +1,4 @@
+import { collectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
 import { installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
@@ -6,7 +7,7 @@ import {
 } from '../../setup/service';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags } from '../config-flags';
-import { CONFIG_OPTION, collectorConfig } from '../setup-options';
+import { CONFIG_OPTION } from '../setup-options';
 
 export const spec = {
   name: 'beacon service',
@@ -30,7 +31,6 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const action = expectPositional(spec, positionals[0], 'action');
-  if (positionals.length > 1) throw new BeaconError('usage', `beacon service: unexpected argument "${positionals[1]}"`);
   const kind = (values.kind ?? defaultServiceKind()) as ServiceKind;
   if (kind !== 'systemd' && kind !== 'launchd') throw new BeaconError('usage', `--kind must be systemd or launchd, got ${values.kind}`);
   const cfg = collectorConfig(values.config, env, configFlags(values));

@@ -1,10 +1,10 @@
+import { collectorConfig } from '../../config/config';
 import { hooksLauncherPath } from '../../config/paths';
-import { BeaconError } from '../../model/errors';
 import { uninstallAgent } from '../../setup/agent-install';
 import { AGENT_IDS, findAgent } from '../../setup/agents/registry';
 import { resolveHarness, uninstallGoose } from '../../setup/install';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
-import { CONFIG_OPTION, SCOPE_OPTION, collectorConfig, collectorPort, scopeOf } from '../setup-options';
+import { CONFIG_OPTION, SCOPE_OPTION, collectorPort, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon uninstall',
@@ -25,7 +25,6 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  if (positionals.length > 1) throw new BeaconError('usage', `${spec.name}: unexpected argument "${positionals[1]}"`);
   const agent = positionals[0] === undefined ? undefined : findAgent(positionals[0]);
   if (agent) {
     const { port } = collectorPort(undefined, collectorConfig(values.config, env), env);
