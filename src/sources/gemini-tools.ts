@@ -24,5 +24,6 @@ const TOOLS: Readonly<Record<string, (a: Args) => ToolUse>> = {
 
 export function classifyGeminiStyleTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
   const args = typeof input === 'object' && input !== null ? (input as Args) : {};
-  return classifyToolUse(name, TOOLS[name]?.(args) ?? { kind: 'other', fidelity: 'observed' }, options);
+  // own keys only: a tool named `__proto__` or `toString` comes from the wire and is just another tool
+  return classifyToolUse(name, Object.hasOwn(TOOLS, name) ? TOOLS[name]!(args) : { kind: 'other', fidelity: 'observed' }, options);
 }

@@ -9,6 +9,8 @@ import { decodeJsonTraces, decodeProtoTraces } from '../../src/receiver/signals/
 import { logEvents, metricEvents, spanEvents } from '../../src/sources/dispatch';
 import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
 import { repoRoot } from '../helpers/paths';
+import { claudeToolUse, classifyClaudeTool } from '../../src/sources/claude-code/tools';
+import { classifyGeminiStyleTool } from '../../src/sources/gemini-tools';
 
 /**
  * Every OTLP request each real agent CLI sent in one run against the mock model (recorded by the
@@ -86,5 +88,17 @@ describe('agent sources: failures and decisions', () => {
 
   it('the log records of an agent Beacon has no source for are counted, not stored', () => {
     assert.equal(logEvents([logRecord('claude-code-fork', { 'event.name': 'api_request', input_tokens: 5 })]).events.length, 0);
+  });
+});
+
+describe('agent tool tables read their own keys only', () => {
+  // Fails without Object.hasOwn: `__proto__` threw "not a function" and `toString` gave no ToolUse,
+  // a TypeError that failed the whole logs export (a 500 an exporter does not retry).
+  it('a tool named after an Object.prototype member is an ordinary unknown tool', () => {
+    for (const name of ['__proto__', 'toString', 'constructor', 'hasOwnProperty']) {
+      assert.equal(claudeToolUse(name, {}).kind, 'other', name);
+      assert.ok(classifyClaudeTool(name, {}), name);
+      assert.ok(classifyGeminiStyleTool(name, {}), name);
+    }
   });
 });

@@ -22,7 +22,8 @@ export function claudeToolUse(name: string, input: unknown): ToolUse {
   // MCP tools are named mcp__<server>__<tool>.
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
   if (mcp) return { kind: 'mcp', server: mcp[1]!, tool: mcp[2]! };
-  return TOOLS[name]?.(args) ?? { kind: 'other', fidelity: 'observed' };
+  // own keys only: a tool named `__proto__` or `toString` comes from the wire and is just another tool
+  return Object.hasOwn(TOOLS, name) ? TOOLS[name]!(args) : { kind: 'other', fidelity: 'observed' };
 }
 
 export function classifyClaudeTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
