@@ -21,7 +21,14 @@ export const fmtInt = (n: number): string => n.toLocaleString('en-US');
  */
 export function fmtTokens(n: number): string {
   const units: [number, string][] = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
-  for (const [size, unit] of units) if (Math.abs(n) >= size) return `${Number((n / size).toPrecision(3))} ${unit}`;
+  for (let i = 0; i < units.length; i++) {
+    const [size, unit] = units[i]!;
+    if (Math.abs(n) < size) continue;
+    const shown = Number((n / size).toPrecision(3));
+    // 999,999 rounds to 1000 k: that is 1 M (G is the last unit)
+    if (Math.abs(shown) >= 1000 && i > 0) return `${Number((n / units[i - 1]![0]).toPrecision(3))} ${units[i - 1]![1]}`;
+    return `${shown} ${unit}`;
+  }
   return fmtInt(n);
 }
 
