@@ -45,7 +45,7 @@ export const COMMAND_FAILED_SQL = "CASE WHEN action = 'command.executed' THEN co
 export const DURATION_SQL = "json_extract(record, '$.gen_ai.duration_ms')";
 
 /** Each migration takes the log from version N-1 to N (index N-2 here). */
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 2: `beacon token-usage` reads model calls from this index alone, never the records (1M calls < 1 s).
   `CREATE INDEX IF NOT EXISTS events_usage ON events(ts_ns, model, provider, session_id, harness, method,
      input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)

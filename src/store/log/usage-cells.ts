@@ -20,8 +20,10 @@ import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
  * is stored as the empty blob x'', which never equals a text, so a filter on a text never matches
  * it, as it never matches NULL; readers turn it back into NULL with `nullif(col, x'')`.
  *
- * The columns follow `USAGE_SUMS`, so this SQL is frozen into the v5 migration: changing the sums
- * (a new long-context threshold) needs a migration that rebuilds the tables with these builders.
+ * The columns follow `USAGE_SUMS`, and this SQL is the v5 migration, which a log runs once: changing
+ * the sums (a new long-context threshold) changes it, and a test that pins every shipped migration
+ * then fails. Such a change needs a new migration that DROPs the tables and triggers first (these
+ * builders say IF NOT EXISTS, which would keep the old ones) and builds them again.
  */
 export const CELLS = { session: 'usage_cells', total: 'usage_totals' } as const;
 
