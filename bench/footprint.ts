@@ -145,7 +145,7 @@ async function exportsFor(c: RunningCollector, ms: number, withPages: boolean): 
 
 async function exportDuringDashboard(log: string): Promise<Record<string, number>> {
   const c = await startCollector({ log, nodeArgs: serviceNodeArgs() });
-  await exportsFor(c, 1500, true); // warm: the threads, the query thread, the usage rollup
+  await exportsFor(c, 1500, true); // warm: the threads and the query thread
   const alone: number[] = [];
   const loaded: number[] = [];
   const pages: number[] = [];

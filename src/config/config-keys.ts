@@ -10,7 +10,6 @@ export interface CollectorConfig {
   log: string;
   /** largest request body, after decompression (20 MiB, the OTel Collector's default; OTLP recommends 64 MiB) */
   maxBodyBytes: number;
-  /** most spans (or log records, or data points) in one export (goose sends at most 512) */
   /** most items in one export: spans, log records or data points */
   maxItemsPerExport: number;
   /** memory all exports in flight may hold: bodies, decompressed bodies, decoded estimate */

@@ -2,13 +2,10 @@ import type Database from 'better-sqlite3';
 import type { HealthReport } from '../model/health';
 import type { Catalog, Overrides } from '../pricing/catalog';
 import type { SessionDetailCache } from '../store/queries/sessions';
-import type { UsageSource } from '../store/queries/usage';
 
 /** What a page needs: a read-only connection to the log, the prices, the collector's health, and the clock. */
 export interface DashboardContext {
   db: Database.Database;
-  /** model-call usage: `queryUsage` on this connection (the persisted rollup, never a read of every model call per request) */
-  usage: UsageSource;
   sessionDetails: SessionDetailCache;
   logPath: string;
   catalog: Catalog;

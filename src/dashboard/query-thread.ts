@@ -10,7 +10,7 @@ type Request = QueryRequest extends infer R ? (R extends QueryRequest ? Omit<R, 
 /**
  * The main thread's side of the dashboard's query thread (query-worker.ts): started by the first
  * dashboard request, retired after `idleMs` without one (an idle collector holds no dashboard
- * thread, its pages' modules, nor the usage rollup), started again by the next. A thread that dies
+ * thread nor its pages' modules), started again by the next. A thread that dies
  * fails the requests it held (500) and the next request starts a new one.
  */
 export class QueryThread {

@@ -12,7 +12,6 @@ import { loadCatalog, loadOverrides, overridesPath } from '../pricing/catalog';
 import { EventLog } from '../store/log/event-log';
 import { iterateEvents } from '../store/queries/event-search';
 import type { SessionDetailCache } from '../store/queries/sessions';
-import { queryUsage, type UsageSource } from '../store/queries/usage';
 import { exportLine } from '../store/maintenance/jsonl-export';
 import type { DashboardContext } from './context';
 import { changes, notFoundPage, PAGES, renderPage } from './pages';
@@ -40,22 +39,18 @@ const overrides = (() => {
   }
 })();
 const sessionDetails: SessionDetailCache = new Map();
-let log: { db: EventLog['db']; usage: UsageSource } | undefined;
+let db: EventLog['db'] | undefined;
 /** open JSONL downloads: each a generator of chunks of 2,000 events, pulled one chunk per request */
 const streams = new Map<number, Generator<string>>();
 let nextStream = 1;
 
-function openLog(): { db: EventLog['db']; usage: UsageSource } {
-  if (!log) {
-    const l = EventLog.open(init.logPath, { readonly: true });
-    log = { db: l.db, usage: (f, by) => queryUsage(l.db, f, by) };
-  }
-  return log;
+function openLog(): EventLog['db'] {
+  db ??= EventLog.open(init.logPath, { readonly: true }).db;
+  return db;
 }
 
 function context(health: DashboardContext['health']): DashboardContext {
-  const { db, usage } = openLog();
-  return { db, usage, sessionDetails, logPath: init.logPath, catalog, overrides, retention: init.retention, nowMs: Date.now(), health };
+  return { db: openLog(), sessionDetails, logPath: init.logPath, catalog, overrides, retention: init.retention, nowMs: Date.now(), health };
 }
 
 async function answer(req: QueryRequest): Promise<QueryAnswer> {
@@ -74,7 +69,7 @@ async function answer(req: QueryRequest): Promise<QueryAnswer> {
     case 'jsonl-open': {
       const { search, error } = eventSearchOf(req.query, Date.now());
       if (error) throw new BeaconError('bad_data', error);
-      const db = openLog().db;
+      const db = openLog();
       const stream = nextStream++;
       streams.set(stream, (function* () {
         for (const chunk of iterateEvents(db, search)) yield chunk.map((e) => `${exportLine(e.seq, e.record)}\n`).join('');

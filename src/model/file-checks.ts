@@ -1,5 +1,6 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
 import { BeaconError } from './errors';
+import { shellQuote } from './shell-quote';
 
 /**
  * Beacon's own directories and files are checked on every open the way ssh checks `~/.ssh`: the
@@ -20,15 +21,13 @@ export function unsafePath(path: string, problem: string, fix: string): BeaconEr
   return new BeaconError('unsafe_file', `refusing ${path}: ${problem}. Beacon keeps events and secrets there, so (as ssh does for ~/.ssh) it must be yours alone. Fix: ${fix}`);
 }
 
-const q = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
-
 function judgeOwnerAndMode(path: string, st: Stats, what: 'directory' | 'file'): void {
   const uid = myUid();
   if (uid !== undefined && st.uid !== uid) {
-    throw unsafePath(path, `the ${what} belongs to uid ${st.uid}, not to you (uid ${uid})`, `move it aside (mv ${q(path)} ${q(`${path}.untrusted`)}) and run the command again: Beacon creates its own`);
+    throw unsafePath(path, `the ${what} belongs to uid ${st.uid}, not to you (uid ${uid})`, `move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.untrusted`)}) and run the command again: Beacon creates its own`);
   }
   if ((st.mode & 0o022) !== 0) {
-    throw unsafePath(path, `other users may write the ${what} (mode ${(st.mode & 0o777).toString(8)})`, `chmod go-w ${q(path)}`);
+    throw unsafePath(path, `other users may write the ${what} (mode ${(st.mode & 0o777).toString(8)})`, `chmod go-w ${shellQuote(path)}`);
   }
 }
 
@@ -41,8 +40,8 @@ export function checkPrivateDir(path: string): void {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;
   }
-  if (st.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link where Beacon expects its own directory', `remove the link (rm ${q(path)}) and run the command again`);
-  if (!st.isDirectory()) throw unsafePath(path, 'it is not a directory', `move it aside (mv ${q(path)} ${q(`${path}.untrusted`)})`);
+  if (st.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link where Beacon expects its own directory', `remove the link (rm ${shellQuote(path)}) and run the command again`);
+  if (!st.isDirectory()) throw unsafePath(path, 'it is not a directory', `move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.untrusted`)})`);
   judgeOwnerAndMode(path, st, 'directory');
 }
 
@@ -77,13 +76,13 @@ function openAndCheck(path: string, flags: number, mode: number, options: OpenCh
     fd = openSync(path, flags | (options.followSymlink ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK, mode);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw unsafePath(path, 'it is a symbolic link where Beacon expects its own file', `remove the link (rm ${q(path)}) and run the command again`);
-    if (code === 'ENXIO') throw unsafePath(path, 'it is not a regular file (a FIFO or a socket)', `rm ${q(path)}`);
+    if (code === 'ELOOP' || code === 'EMLINK') throw unsafePath(path, 'it is a symbolic link where Beacon expects its own file', `remove the link (rm ${shellQuote(path)}) and run the command again`);
+    if (code === 'ENXIO') throw unsafePath(path, 'it is not a regular file (a FIFO or a socket)', `rm ${shellQuote(path)}`);
     throw e;
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw unsafePath(path, 'it is not a regular file (a FIFO, a device or a directory)', `rm ${q(path)}`);
+    if (!st.isFile()) throw unsafePath(path, 'it is not a regular file (a FIFO, a device or a directory)', `rm ${shellQuote(path)}`);
     judgeOwnerAndMode(path, st, 'file');
     if (options.refuseReadableFix !== undefined && (st.mode & 0o077) !== 0) {
       throw unsafePath(path, `other users may read it (mode ${(st.mode & 0o777).toString(8)})`, options.refuseReadableFix);
@@ -103,7 +102,7 @@ function openAndCheck(path: string, flags: number, mode: number, options: OpenCh
 export function readChecked(path: string, maxBytes: number, options: OpenCheckedOptions = {}): Buffer {
   const { fd, st } = openAndCheck(path, constants.O_RDONLY, 0o600, options);
   try {
-    if (st.size > maxBytes) throw unsafePath(path, `it is ${st.size} bytes, more than the ${maxBytes} Beacon ever writes there`, `rm ${q(path)}`);
+    if (st.size > maxBytes) throw unsafePath(path, `it is ${st.size} bytes, more than the ${maxBytes} Beacon ever writes there`, `rm ${shellQuote(path)}`);
     const buf = Buffer.alloc(st.size);
     let n = 0;
     while (n < buf.length) {

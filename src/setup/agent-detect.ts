@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { homeOf, type AgentContext, type AgentSpec, type EnvLine } from './agents/spec';
+import { shellQuote } from '../model/shell-quote';
 
 /**
  * What `beacon doctor` asks of every agent it looks for: is it on this machine, and which shell file
@@ -13,7 +14,7 @@ export function shellRc(env: NodeJS.ProcessEnv): { file: string; line: (e: EnvLi
   const shell = basename(env.SHELL ?? '');
   const home = homeOf(env);
   // A value with a space (the otlpToken's `Authorization=Bearer …`) is quoted; plain ones stay as they were.
-  const v = (e: EnvLine) => (/^[\w@%+=:,./-]*$/.test(e.value) ? e.value : `'${e.value.replace(/'/g, `'\\''`)}'`);
+  const v = (e: EnvLine) => (/^[\w@%+=:,./-]*$/.test(e.value) ? e.value : shellQuote(e.value));
   if (shell === 'fish') return { file: join(home, '.config', 'fish', 'config.fish'), line: (e) => `set -gx ${e.name} ${v(e)}` };
   return { file: join(home, shell === 'zsh' ? '.zshrc' : shell === 'bash' ? '.bashrc' : '.profile'), line: (e) => `export ${e.name}=${v(e)}` };
 }

@@ -134,7 +134,7 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
         // The chain of Beacon's writes is unbroken when the file is still what Beacon last wrote:
         // the first backup then still restores it exactly. Otherwise undo key by key.
         const unbroken = prior !== undefined && prior.file === sf.path && prior.writtenSha === sha(text);
-        const merged = new Map((unbroken || prior?.file === sf.path ? prior!.keys : []).map((k) => [JSON.stringify(k.path), k]));
+        const merged = new Map((prior?.file === sf.path ? prior.keys : []).map((k) => [JSON.stringify(k.path), k]));
         for (const r of records) merged.set(JSON.stringify(r.path), r);
         const entry: AgentFileState = prior && prior.file === sf.path
           ? { ...prior, writtenSha: sha(out), keys: [...merged.values()], ...(unbroken ? {} : { backup: undefined, originalSha: undefined }) }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { escapeControls } from '../model/terminal';
+import { shellQuote } from '../model/shell-quote';
 import type { Check } from './doctor';
 import { isBeaconCommand } from './hooks-file';
 import { isExecutable } from './agent-detect';
@@ -39,7 +40,7 @@ export function foreignHookChecks(file: string, commands: string[]): Check[] {
 /** Runs the launcher as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start. */
 export async function probeLauncher(bin: string, count: number): Promise<Check> {
   const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
-    const child = spawn('sh', ['-c', `${shellWord(bin)} --version`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', `${shellQuote(bin)} --version`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d));
@@ -53,4 +54,3 @@ export async function probeLauncher(bin: string, count: number): Promise<Check> 
   return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix: 'beacon install goose (rewrites the launcher for this Node.js and install)' };
 }
 
-const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

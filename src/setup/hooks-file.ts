@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync
 import { dirname } from 'node:path';
 import { BeaconError } from '../model/errors';
 import { pluginRoot } from './goose-paths';
+import { shellQuote } from '../model/shell-quote';
 
 /**
  * The registrations: goose event → subcommand and timeout (seconds: goose's unit, not ms).
@@ -18,10 +19,6 @@ export const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
   ['Stop', 'stop', 45],
   ['UserPromptSubmit', 'prompt-submit', 30],
 ];
-
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * What goose runs (`sh -c`): the launcher *sourced* by that shell with the arguments set first, not

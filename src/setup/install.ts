@@ -10,7 +10,8 @@ import { didYouMean } from '../model/suggest';
 import { escapeControls } from '../model/terminal';
 import { ENDPOINT_KEY, checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, shellQuote, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, uninstallHooksFile } from './hooks-file';
+import { shellQuote } from '../model/shell-quote';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runHookSync } from '../helpers/hooks';
@@ -69,6 +69,5 @@ describe('beacon-hooks code cache', () => {
     const cache = readFileSync(c.cache);
     assert.ok(cache.subarray(0, 20).equals(digest));
     assert.ok(!cache.subarray(20).equals(Buffer.alloc(4096, 7)), 'rewritten');
-    assert.ok(existsSync(c.cache));
   });
 });

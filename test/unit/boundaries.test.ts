@@ -77,9 +77,8 @@ describe('stage boundaries', () => {
   });
 
   it('the OTLP receiver knows an EventSink, never the store or the dashboard (the collector composes them)', () => {
-    // dashboard-routes.ts is the dashboard's own plugin on its way to src/dashboard/ (issue 19): until then it is the exception.
     const violations: string[] = [];
-    for (const f of files.filter((f) => stageOf(f) === 'receiver' && !f.endsWith(`${sep}dashboard-routes.ts`))) {
+    for (const f of files.filter((f) => stageOf(f) === 'receiver')) {
       for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import\(|require\()\s*'(\.{1,2}\/[^']+)'/g)) {
         const to = stageOf(resolve(dirname(f), m[1]!));
         if (to === 'store' || to === 'dashboard') violations.push(`${relative(src, f)} → ${to}`);

@@ -6,6 +6,7 @@ import { fmtBytes, fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd } from '../fo
 import { href, html } from '../html';
 import { summarize } from './describe';
 import type { Page, PageContent } from '../page';
+import { queryUsage } from '../../store/queries/usage';
 
 export const overviewPage: Page = { name: 'overview', path: '/', nav: { label: 'Overview' }, render: renderOverview };
 
@@ -16,7 +17,7 @@ function renderOverview(ctx: DashboardContext): PageContent {
   const nowNs = BigInt(ctx.nowMs) * 1_000_000n;
   const todayNs = BigInt(Date.UTC(new Date(ctx.nowMs).getUTCFullYear(), new Date(ctx.nowMs).getUTCMonth(), new Date(ctx.nowMs).getUTCDate())) * 1_000_000n;
   // One read of the usage index for 30 days, by day; today and 7 days are sums of its rows.
-  const rows = ctx.usage({ sinceNs: nowNs - 30n * DAY_NS }, 'day');
+  const rows = queryUsage(ctx.db, { sinceNs: nowNs - 30n * DAY_NS }, 'day');
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
   // Calendar groups are quarter-hour indexes (ns / 15 min).
   const quarter = (ns: bigint) => Number(ns / 900_000_000_000n);

@@ -45,7 +45,7 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
   const offset = Math.max(0, Number(param(q, 'offset') ?? 0) | 0);
   if (w.error) return { title: 'Sessions', status: 400, body: html`<h1>Sessions</h1><p class="bad">${w.error}</p>` };
 
-  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model }, { sort, desc, limit: PAGE, offset, usage: ctx.usage, detailCache: ctx.sessionDetails });
+  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model }, { sort, desc, limit: PAGE, offset, detailCache: ctx.sessionDetails });
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
   const keep = { since: w.since, until: param(q, 'until'), repository, model };
   const th = (label: string, key: SessionSort, numeric = false) => {

@@ -11,6 +11,7 @@ import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd, isoTime } from '../for
 import { href, html, type Html } from '../html';
 import { summarize } from './describe';
 import type { Page, PageContent } from '../page';
+import { queryUsage } from '../../store/queries/usage';
 
 export const timelinePage: Page = { name: 'timeline', path: '/session', nav: { under: 'sessions' }, render: renderTimeline };
 
@@ -31,7 +32,7 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
   if (page.items.length === 0 && !after) return { title: 'Session', status: 404, body: html`<h1>Session <code>${id}</code></h1><p class="bad">No events of this session are in the log (retention may have removed them).</p>` };
 
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
-  const usage = pricer.total(ctx.usage({ sessionId: id }, 'model'));
+  const usage = pricer.total(queryUsage(ctx.db, { sessionId: id }, 'model'));
   const first = page.items[0];
   const firstNs = first ? (first.kind === 'event' ? first.event.tsNs : first.firstNs) : 0n;
   const calls = page.items.filter((i): i is ToolCallRow => i.kind === 'tool_call');

@@ -1,5 +1,5 @@
 import { UsagePricer, type PricedGroup } from '../../pricing/usage-groups';
-import { sessionOrigin } from '../../store/queries/sessions';
+import { originReader } from '../../store/queries/sessions';
 import { stackedBars } from '../chart';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
@@ -8,6 +8,7 @@ import { href, html } from '../html';
 import { sinceSelect, timeWindow } from './sessions';
 import type { Page, PageContent } from '../page';
 import { AGENT_HARNESSES } from '../../sources/registry';
+import { queryUsage } from '../../store/queries/usage';
 
 export const tokensPage: Page = { name: 'tokens', path: '/tokens', nav: { label: 'Tokens & cost' }, render: renderTokens };
 
@@ -41,17 +42,18 @@ async function renderTokens(ctx: DashboardContext, q: Query): Promise<PageConten
   const filter = { sinceNs: w.sinceNs, untilNs: w.untilNs, model, sessionId: session, harness };
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
 
-  const timeRows = ctx.usage(filter, bucket === 'hour' ? 'hour' : 'day');
+  const timeRows = queryUsage(ctx.db, filter, bucket === 'hour' ? 'hour' : 'day');
   const byBucket = pricer.group(timeRows, (r) => (bucket === 'week' ? isoWeek(utcLabel(r.grp, 'day')) : utcLabel(r.grp, bucket)));
   const buckets = [...byBucket.values()].sort((a, b) => a.key.localeCompare(b.key));
   const byModel = pricer.group(timeRows, (r) => `${r.model ?? '(no model)'}${r.provider ? ` (${r.provider})` : ''}`);
   const byProvider = pricer.group(timeRows, (r) => r.provider ?? '(none)');
-  const byAgent = pricer.group(ctx.usage(filter, 'harness'), (r) => (r.grp === null ? '(none)' : String(r.grp)));
+  const byAgent = pricer.group(queryUsage(ctx.db, filter, 'harness'), (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const total = pricer.total(timeRows);
-  const sessionRows = ctx.usage(filter, 'session');
+  const sessionRows = queryUsage(ctx.db, filter, 'session');
   const bySession = pricer.group(sessionRows, (r) => (r.grp === null ? '(none)' : String(r.grp)));
   const repoOf = new Map<string, string>();
-  for (const id of bySession.keys()) repoOf.set(id, sessionOrigin(ctx.db, id).repository ?? '(not recorded)');
+  const originOf = originReader(ctx.db);
+  for (const id of bySession.keys()) repoOf.set(id, originOf(id).repository ?? '(not recorded)');
   const byRepo = pricer.group(sessionRows, (r) => repoOf.get(r.grp === null ? '(none)' : String(r.grp)) ?? '(not recorded)');
 
   const keep = { since: w.since, until: param(q, 'until'), model, session, harness, bucket };

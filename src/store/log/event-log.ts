@@ -7,6 +7,7 @@ import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-chec
 import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
 import { checkReadable, ensureSchema } from './schema';
+import { shellQuote } from '../../model/shell-quote';
 
 export interface AppendResult {
   inserted: number;
@@ -257,7 +258,7 @@ function checkReadablePath(path: string): void {
     return; // missing: SQLite says so with fileMustExist
   }
   if (st.isSymbolicLink() || !st.isFile()) {
-    throw unsafePath(path, st.isSymbolicLink() ? 'it is a symbolic link where Beacon expects its event log' : 'it is not a regular file', `rm '${path.replace(/'/g, `'\\''`)}' (or pass the real file with --log)`);
+    throw unsafePath(path, st.isSymbolicLink() ? 'it is a symbolic link where Beacon expects its event log' : 'it is not a regular file', `rm ${shellQuote(path)} (or pass the real file with --log)`);
   }
 }
 

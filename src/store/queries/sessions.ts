@@ -2,13 +2,13 @@ import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
 import { COMMAND_FAILED_SQL } from '../log/schema';
 import { TOOL_ACTION_SQL } from './tool-calls';
-import { queryUsage, type UsageRow, type UsageSource } from './usage';
+import { queryUsage, type UsageRow } from './usage';
 import { totalTokens } from './usage-sums';
 
 /**
  * Sessions read for people (the dashboard's sessions page, \`beacon sessions\`). Every query is
- * bounded on the one-million-event log: it reads an index range (a session, the usage index), never
- * a full scan of the log.
+ * bounded on the one-million-event log: it reads an index range (a session) or the usage rollup's
+ * cells, never a full scan of the log.
  */
 
 export interface SessionFilter {
@@ -59,13 +59,13 @@ export interface SessionPage {
 
 /**
  * Sessions overlapping the window, sorted and paged. Bounds and counts come from the session index
- * alone, tokens from the usage index; the repository is one indexed lookup per session; the costly
+ * alone, tokens from the usage rollup; the repository is one indexed lookup per session; the costly
  * part (tool calls by kind, failures) is computed for the returned page only.
  */
 export function listSessions(
   db: Database.Database,
   filter: SessionFilter,
-  opts: { sort?: SessionSort; desc?: boolean; limit?: number; offset?: number; usage?: UsageSource; detailCache?: SessionDetailCache } = {},
+  opts: { sort?: SessionSort; desc?: boolean; limit?: number; offset?: number; detailCache?: SessionDetailCache } = {},
 ): SessionPage {
   // Distinct sessions by skip-scan of the session index (one seek per session), each one's first
   // and last event by two more seeks: a few thousand index reads, never the index's million entries.
@@ -84,8 +84,7 @@ export function listSessions(
   }
 
   const usage = new Map<string, UsageRow[]>();
-  const usageOf: UsageSource = opts.usage ?? ((f, by) => queryUsage(db, f, by));
-  for (const r of usageOf({ sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
+  for (const r of queryUsage(db, { sinceNs: filter.sinceNs, untilNs: filter.untilNs, model: filter.model }, 'session')) {
     if (r.grp === null) continue;
     const id = String(r.grp);
     const list = usage.get(id) ?? [];
@@ -104,7 +103,8 @@ export function listSessions(
     sessions.push(s);
   }
   // The repository of every candidate only when filtering on it; otherwise for the page alone.
-  const fillOrigin = (s: SessionSummary) => Object.assign(s, sessionOrigin(db, s.id));
+  const originOf = originReader(db);
+  const fillOrigin = (s: SessionSummary) => Object.assign(s, originOf(s.id));
   if (filter.repository !== undefined) {
     sessions.forEach(fillOrigin);
     sessions = sessions.filter((s) => s.repository === filter.repository);
@@ -137,16 +137,30 @@ export function listSessions(
   return { total: sessions.length, sessions: page };
 }
 
+export interface SessionOrigin {
+  repository: string | null;
+  branch: string | null;
+  harness: string | null;
+}
+
 /** Where a session ran: the first recorded repository (working directory) and branch, and its harness. One indexed read. */
-export function sessionOrigin(db: Database.Database, sessionId: string): { repository: string | null; branch: string | null; harness: string | null } {
-  const o = db
-    .prepare(
-      `SELECT json_extract(record, '$.repository') AS repository, json_extract(record, '$.branch') AS branch, harness
-       FROM events ${indexHint(db, 'events_session')} WHERE session_id = ? AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
-    )
-    .get(sessionId) as { repository: unknown; branch: unknown; harness: string } | undefined;
-  const harness = o?.harness ?? (db.prepare(`SELECT harness FROM events ${indexHint(db, 'events_session')} WHERE session_id = ? LIMIT 1`).pluck().get(sessionId) as string | undefined) ?? null;
-  return { repository: typeof o?.repository === 'string' ? o.repository : null, branch: typeof o?.branch === 'string' ? o.branch : null, harness };
+export function sessionOrigin(db: Database.Database, sessionId: string): SessionOrigin {
+  return originReader(db)(sessionId);
+}
+
+/** `sessionOrigin` for many sessions, its statements prepared once (a page of sessions, a repository filter over all of them). */
+export function originReader(db: Database.Database): (sessionId: string) => SessionOrigin {
+  const idx = indexHint(db, 'events_session');
+  const first = db.prepare(
+    `SELECT json_extract(record, '$.repository') AS repository, json_extract(record, '$.branch') AS branch, harness
+     FROM events ${idx} WHERE session_id = ? AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
+  );
+  const anyHarness = db.prepare(`SELECT harness FROM events ${idx} WHERE session_id = ? LIMIT 1`).pluck();
+  return (sessionId) => {
+    const o = first.get(sessionId) as { repository: unknown; branch: unknown; harness: string } | undefined;
+    const harness = o?.harness ?? (anyHarness.get(sessionId) as string | undefined) ?? null;
+    return { repository: typeof o?.repository === 'string' ? o.repository : null, branch: typeof o?.branch === 'string' ? o.branch : null, harness };
+  };
 }
 
 /**
@@ -159,8 +173,10 @@ export function sessionOrigin(db: Database.Database, sessionId: string): { repos
  * one call: failed when any says so (tool.failed, a command's non-zero exit), denied when the policy
  * denied it, and of the kind its latest classified observation names (tool.invoked, tool.failed and
  * approval.denied name none; ties in time go to the later action name, as the index orders them).
+ *
+ * Its two statements are prepared once per page (a page of 50 sessions prepared them 100 times:
+ * ~4 ms of `beacon sessions`).
  */
-/** The two statements of a session's detail, prepared once per page (a page of 50 sessions prepared them 100 times: ~4 ms of `beacon sessions`). */
 function detailReader(db: Database.Database): (sessionId: string) => SessionDetail {
   const idx = indexHint(db, 'events_session');
   const totals = db.prepare(`SELECT count(*) AS events, coalesce(sum(action = 'prompt.submitted'), 0) AS prompts, json_group_array(DISTINCT method) AS methods FROM events ${idx} WHERE session_id = ?`);

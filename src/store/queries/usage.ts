@@ -39,9 +39,6 @@ export interface UsageRow {
   above: Record<number, TokenBuckets>;
 }
 
-/** Where usage sums come from: `queryUsage` (the index), or a `UsageRollup` kept in memory by a long-lived reader. */
-export type UsageSource = (filter: UsageFilter, by: UsageGrouping) => UsageRow[];
-
 /** Calendar groupings come back as quarter-hour indexes (see usage-cells.ts). */
 export { QUARTER_HOUR_NS } from '../log/usage-cells';
 
