@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
-import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { BEACON_BIN, repoRoot, tempDir } from '../helpers/paths';
 import { COLLECTOR_NODE_FLAGS } from '../../src/config/node-flags';
 
 const beacon = beaconIn;
@@ -281,6 +281,9 @@ describe('beacon service', () => {
     assert.match(text, /--host 127\.0\.0\.1/);
     // issue 25: the daemon's Node options (src/config/node-flags.ts: its young generation and heap growth)
     assert.equal(/^ExecStart="[^"]+" (.*?) "/m.exec(text)?.[1], COLLECTOR_NODE_FLAGS.join(' '));
+    // and `npm start`, the third place that starts the daemon
+    const start = (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    assert.equal(/^exec node (.*?) dist\//.exec(start)?.[1], COLLECTOR_NODE_FLAGS.join(' '));
     if (spawnSync('which', ['systemd-analyze']).status === 0) {
       const v = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
       assert.equal(v.status, 0, v.stderr);
