@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
 
 /**
@@ -107,11 +106,6 @@ export const CELLS_MIGRATION = `${TABLES.map(table).join('\n')}
    CREATE TRIGGER IF NOT EXISTS usage_cells_delete AFTER DELETE ON events WHEN OLD.action = 'model.invoked' BEGIN ${TABLES.map((t) => subtract(t, 'OLD.')).join('\n')} END;
    CREATE TRIGGER IF NOT EXISTS usage_cells_update_old AFTER UPDATE ON events WHEN OLD.action = 'model.invoked' BEGIN ${TABLES.map((t) => subtract(t, 'OLD.')).join('\n')} END;
    CREATE TRIGGER IF NOT EXISTS usage_cells_update_new AFTER UPDATE ON events WHEN NEW.action = 'model.invoked' BEGIN ${TABLES.map((t) => add(t, 'NEW.')).join('\n')} END;`;
-
-/** Whether the log has cells: a log opened read-only that an older Beacon left (v4 or before) has none. */
-export function hasCells(db: Database.Database): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(CELLS.total) !== undefined;
-}
 
 /** The sums of the cells a query selects, named as `USAGE_SUMS_SQL` names them (so `usageRowOf` reads them). */
 export const CELL_SUMS_SQL = USAGE_SUMS.map((s) => `sum(${s.name}) AS ${s.name}`).join(', ');

@@ -1,23 +1,29 @@
 import type Database from 'better-sqlite3';
 
 /**
- * A log opened read-only keeps whatever indexes it has (it cannot be migrated): a query names an
- * index only when it exists, and without it still runs, only slower.
+ * A log opened read-only keeps whatever indexes and tables it has (it cannot be migrated): a query
+ * names an index only when it exists, and without it still runs, only slower. The names are read
+ * once per connection: the dashboard's pages and a token-usage query ask several times each.
  */
+function schemaNames(db: Database.Database): Set<string> {
+  let known = schemaCache.get(db);
+  if (!known) {
+    known = new Set(db.prepare("SELECT type || ':' || name FROM sqlite_master WHERE type IN ('index', 'table')").pluck().all() as string[]);
+    schemaCache.set(db, known);
+  }
+  return known;
+}
+const schemaCache = new WeakMap<Database.Database, Set<string>>();
+
 export function hasIndex(db: Database.Database, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
+  return schemaNames(db).has(`index:${name}`);
 }
 
-/**
- * `INDEXED BY name` when the index exists, else nothing. The dashboard's pages ask on every request:
- * the index names are read once per connection.
- */
-export function indexHint(db: Database.Database, name: string): string {
-  let known = indexCache.get(db);
-  if (!known) {
-    known = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all() as string[]));
-    indexCache.set(db, known);
-  }
-  return known.has(name) ? `INDEXED BY ${name}` : '';
+export function hasTable(db: Database.Database, name: string): boolean {
+  return schemaNames(db).has(`table:${name}`);
 }
-const indexCache = new WeakMap<Database.Database, Set<string>>();
+
+/** `INDEXED BY name` when the index exists, else nothing. */
+export function indexHint(db: Database.Database, name: string): string {
+  return hasIndex(db, name) ? `INDEXED BY ${name}` : '';
+}

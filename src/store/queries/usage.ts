@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { hasIndex } from './indexes';
-import { CELL_SUMS_SQL, CELLS, hasCells, QUARTER_HOUR_NS } from '../log/usage-cells';
+import { hasIndex, hasTable } from './indexes';
+import { CELL_SUMS_SQL, CELLS, QUARTER_HOUR_NS } from '../log/usage-cells';
 import { USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'harness' | 'hour' | 'day' | 'week' | 'month';
@@ -66,7 +66,8 @@ function groupSql(by: UsageGrouping, cells = false): string {
  * from its usage index alone.
  */
 export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
-  if (!hasCells(db)) return indexQuery(db, filter, by).run();
+  // a log opened read-only that an older Beacon left (v4 or before) has no cells
+  if (!hasTable(db, CELLS.total)) return indexQuery(db, filter, by).run();
   // The cells' quarter hours [lo, hi): those wholly inside the window.
   const lo = filter.sinceNs === undefined ? undefined : ceilDiv(filter.sinceNs, QUARTER_HOUR_NS);
   const hi = filter.untilNs === undefined ? undefined : floorDiv(filter.untilNs, QUARTER_HOUR_NS);
