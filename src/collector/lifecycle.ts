@@ -30,12 +30,13 @@ export class Lifecycle {
   }
 
   private async stopAll(): Promise<void> {
-    let failure: { name: string; error: unknown } | undefined;
+    // wrapped, so a part that throws `undefined` still counts as a failure
+    let failure: { error: unknown } | undefined;
     for (let part = this.started.pop(); part; part = this.started.pop()) {
       try {
         await part.stop();
       } catch (error) {
-        failure ??= { name: part.name, error };
+        failure ??= { error };
       }
     }
     if (failure) throw failure.error;

@@ -12,6 +12,5 @@ export const OtlpTypes = {
   logsRequest: root.lookupType('beacon.otlp.ExportLogsServiceRequest'),
   logsResponse: root.lookupType('beacon.otlp.ExportLogsServiceResponse'),
   status: root.lookupType('beacon.otlp.RpcStatus'),
-  any: root.lookupType('beacon.otlp.Any'),
   retryInfo: root.lookupType('beacon.otlp.RetryInfo'),
 };

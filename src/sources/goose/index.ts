@@ -12,11 +12,6 @@ import { GOOSE_USAGE } from './usage';
 const PROFILE: SpanProfile = { harness: 'goose', usage: GOOSE_USAGE, classifyTool: classifyGooseTool };
 
 /**
- * goose: GenAI semantic-convention spans (`chat`, `execute_tool`), its security and approval log
- * records, its counters. Its hooks and stream-json are read by `hook-events.ts` and `stream-json.ts`
- * in this folder, for the hook and stream transports.
- */
-/**
  * Under OTEL_SERVICE_NAME goose is recognised by its namespace and recorded as `goose` (so its OTLP
  * events join its hook events); the custom name is kept as the instance's name, in `raw.service_name`.
  */
@@ -65,6 +60,11 @@ function withHookFailures(spans: readonly SpanRecord[], got: Extraction): Extrac
   return got;
 }
 
+/**
+ * goose: GenAI semantic-convention spans (`chat`, `execute_tool`), its security and approval log
+ * records, its counters. Its hooks and stream-json are read by `hook-events.ts` and `stream-json.ts`
+ * in this folder, for the hook and stream transports.
+ */
 export const goose: Source = {
   harness: 'goose',
   // OTEL_SERVICE_NAME replaces goose's service.name; its service.namespace stays "goose" (otel/otlp.rs).

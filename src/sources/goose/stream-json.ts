@@ -39,12 +39,6 @@ interface Inference {
   provider?: string;
 }
 
-/**
- * `goose run --output-format stream-json` → normalized harness events, one input line at a time.
- * Text and thinking arrive as cumulative-or-delta fragments per message id: a fragment restating the
- * pending text replaces it, any other is appended; the pending text is flushed when the kind or id
- * changes, at a tool event, at `complete`, at `error` and at the end.
- */
 /** What goose's startup banner said (printed to stdout before the JSON unless `goose run -q`). */
 export interface GooseBanner {
   sessionId?: string;
@@ -56,6 +50,12 @@ const SGR = /\u001b\[[0-9;]*m/g;
 const BANNER_START = /^(starting|resuming) session \|/;
 const BANNER_FIELD = /^\s+(session id|working directory):\s+(.+?)\s*$/;
 
+/**
+ * `goose run --output-format stream-json` → normalized harness events, one input line at a time.
+ * Text and thinking arrive as cumulative-or-delta fragments per message id: a fragment restating the
+ * pending text replaces it, any other is appended; the pending text is flushed when the kind or id
+ * changes, at a tool event, at `complete`, at `error` and at the end.
+ */
 export class GooseStreamParser {
   private pending?: Pending;
   /** goose's startup banner: its session id and working directory, for the run's records */

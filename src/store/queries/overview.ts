@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { selectList, type Selected } from '../log/columns';
+import { COMMAND_FAILED_SQL } from '../log/schema';
 import { indexHint } from './indexes';
 
 /** Small facts for the overview page and the pages' live updates, each a bounded read of the newest events. */
@@ -43,7 +44,7 @@ export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; 
          SELECT ${selectList(ATTENTION_FIELDS)} FROM events ${indexHint(db, 'events_ts')}
          ${opts.sinceNs !== undefined ? 'WHERE ts_ns >= ?' : ''} ORDER BY ts_ns DESC, seq DESC LIMIT ?)
        WHERE action IN ('approval.denied', 'tool.failed')
-          OR (action = 'command.executed' AND coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0)`,
+          OR ${COMMAND_FAILED_SQL}`,
     )
     .safeIntegers(true)
     .all(...(opts.sinceNs !== undefined ? [opts.sinceNs] : []), opts.window ?? RECENT_WINDOW) as AttentionItem[];
