@@ -34,10 +34,11 @@ const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
  */
 export function dashboard(options: DashboardOptions): { plugin: FastifyPluginAsync; notFound: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean> } {
   const queries = new QueryThread({ logPath: options.logPath, retention: options.retention, env: options.env });
-  return { plugin: async (app) => routes(app, options, queries), notFound: (req, reply) => notFound(queries, req, reply) };
+  const logins = options.token ? new DashboardLogins(options.token) : undefined;
+  return { plugin: async (app) => routes(app, options, queries, logins), notFound: (req, reply) => notFound(queries, logins, req, reply) };
 }
 
-async function routes(app: FastifyInstance, options: DashboardOptions, queries: QueryThread): Promise<void> {
+async function routes(app: FastifyInstance, options: DashboardOptions, queries: QueryThread, logins: DashboardLogins | undefined): Promise<void> {
   app.addHook('onClose', async () => queries.close());
   const health = (): Partial<HealthReport> => {
     try {
@@ -47,7 +48,6 @@ async function routes(app: FastifyInstance, options: DashboardOptions, queries: 
     }
   };
 
-  const logins = options.token ? new DashboardLogins(options.token) : undefined;
   const guard = tokenGuard(logins, false);
   const pageGuard = tokenGuard(logins, true);
 
@@ -117,16 +117,19 @@ function tokenGuard(logins: DashboardLogins | undefined, page: boolean) {
       reply.header('set-cookie', sessionCookie(logins.startSession()));
       return reply.redirect(`${url.pathname}${url.search}`, 303);
     }
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && logins.isToken(auth.slice(7))) return;
-    const session = cookieValue(req.headers.cookie, COOKIE);
-    if (session !== undefined && logins.touch(session)) {
-      const next = page ? logins.rotate(session) : undefined;
-      if (next) reply.header('set-cookie', sessionCookie(next));
-      return;
-    }
-    throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); run `beacon dashboard --open`, or open the URL it prints');
+    const who = signedIn(logins, req);
+    if (!who) throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); run `beacon dashboard --open`, or open the URL it prints');
+    const next = page && who.session !== undefined ? logins.rotate(who.session) : undefined;
+    if (next) reply.header('set-cookie', sessionCookie(next));
   };
+}
+
+/** The request's login: the token as a Bearer header, or a live session cookie (its id); undefined for neither. */
+function signedIn(logins: DashboardLogins, req: FastifyRequest): { session?: string } | undefined {
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Bearer ') && logins.isToken(auth.slice(7))) return {};
+  const session = cookieValue(req.headers.cookie, COOKIE);
+  return session !== undefined && logins.touch(session) ? { session } : undefined;
 }
 
 /** A cookie scripts cannot read and other sites never send; it names a session, never the token. */
@@ -134,9 +137,13 @@ function sessionCookie(id: string): string {
   return `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_MS / 1000}`;
 }
 
-/** A 404 for a browser is a page (rendered by the query thread), not a google.rpc.Status. */
-async function notFound(queries: QueryThread, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+/**
+ * A 404 for a signed-in browser is a page (rendered by the query thread), not a google.rpc.Status;
+ * anyone else gets the plain 404, so an unknown URL never starts the query thread without a login.
+ */
+async function notFound(queries: QueryThread, logins: DashboardLogins | undefined, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   if (req.method !== 'GET' || !(req.headers.accept ?? '').includes('text/html')) return false;
+  if (logins && !signedIn(logins, req)) return false;
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
   const { html } = await queries.ask({ kind: 'not-found', path: req.url.split('?')[0]! });
   void reply.code(404).type('text/html; charset=utf-8').send(html);
