@@ -1,4 +1,5 @@
 import { BeaconError } from '../model/errors';
+import { hostPort } from '../config/hosts';
 
 /** 4317 is OTLP/gRPC's port (Beacon serves gRPC there, --grpc-port); goose exports over HTTP (4318). OTLP/HTTP there gets nothing from gRPC exporters. */
 export function portWarning(port: number): string | undefined {
@@ -11,7 +12,7 @@ export function portWarning(port: number): string | undefined {
 /** A listen failure in words a user can act on: who holds the port, what to do. */
 export function explainListenError(e: unknown, host: string, port: number): unknown {
   const code = (e as NodeJS.ErrnoException).code;
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const where = hostPort(host, port);
   if (code === 'EADDRINUSE') {
     return new BeaconError(
       'unavailable',

@@ -4,7 +4,7 @@ import { loopbackUrl, refuseSecondCollector, removeCollectorAddress, writeCollec
 import { isBeaconError } from '../model/errors';
 import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
-import { allowedHostNames } from '../config/hosts';
+import { allowedHostNames, hostPort } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
 import type { GrpcHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
@@ -105,11 +105,10 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 
   const addr = http.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // Tells the hook launcher a collector writes this log, and where (src/config/collector-address.ts).
   await parts.start('address file', () => publishAddress(config, port, logger), (url) => url && removeCollectorAddress(config.log, url));
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${hostPort(config.host, port)}`,
     port,
     http,
     grpc,

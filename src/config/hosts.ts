@@ -10,6 +10,11 @@ import { isLoopback } from '../model/loopback';
 /** A listen address (config `host`) that only this machine can reach. */
 export { isLoopback };
 
+/** `host:port` as a URL or a socket address writes it: an IPv6 literal in brackets (`[::1]:4318`). */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** A listen address on every interface. */
 export function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::';

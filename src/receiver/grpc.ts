@@ -13,6 +13,7 @@ import { OtlpTypes } from './proto-root';
 import { encodeExportResponse } from './reply';
 import { SIGNALS } from './signals/registry';
 import type { OtlpSignal } from './signals/signal';
+import { hostPort } from '../config/hosts';
 
 export interface OtlpGrpcOptions extends DecodeLimits {
   host: string;
@@ -54,7 +55,7 @@ const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcReceiver> {
   const { logger } = options;
   const counters = newReceiverCounters();
-  const address = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+  const address = hostPort(options.host, options.port);
   if (options.port === 0) return { port: 0, health: () => ({ ...counters, state: 'off', address: null }), stop: async () => {} };
 
   // Loaded here, not at the top: only the collector serves gRPC, and the other commands start faster without it.

@@ -15,6 +15,7 @@ import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-path
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
 import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
 import { isExecutable } from './agent-detect';
+import { hostPort } from '../config/hosts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -50,7 +51,7 @@ export interface DoctorContext {
  * (started by the caller); the checks that only read files run meanwhile. The report's order stays.
  */
 export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
-  const base = `http://${ctx.host.includes(':') ? `[${ctx.host}]` : ctx.host}:${ctx.port}`;
+  const base = `http://${hostPort(ctx.host, ctx.port)}`;
   const config = gooseConfigOnce(ctx);
   const plugin = pluginChecks(ctx, config);
   const service = ctx.service?.();

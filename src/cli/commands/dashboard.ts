@@ -1,4 +1,4 @@
-import { isWildcard } from '../../config/hosts';
+import { isWildcard, hostPort } from '../../config/hosts';
 import { spawn } from 'node:child_process';
 import { collectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
@@ -23,8 +23,7 @@ Exits 1 when no collector answers there.`,
 
 /** The dashboard's URL for a collector config: loopback host, its port, and the token when one is set. */
 export function dashboardUrl(host: string, port: number, token?: string): string {
-  const h = isWildcard(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `http://${h}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  return `http://${hostPort(isWildcard(host) ? '127.0.0.1' : host, port)}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
 export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {

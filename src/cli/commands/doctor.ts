@@ -1,5 +1,5 @@
 import { collectorConfig } from '../../config/config';
-import { isWildcard } from '../../config/hosts';
+import { isWildcard, hostPort } from '../../config/hosts';
 import { agentChecks, agentSummary, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
@@ -46,7 +46,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const cwd = process.cwd();
   let checks: Check[];
   if (agent) {
-    const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const base = `http://${hostPort(host, port)}`;
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
     const target = configuredTarget(agent, { env, cwd }, targets);
     const collector = await collectorCheck(base, ctx, 1500);
