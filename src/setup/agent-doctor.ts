@@ -11,7 +11,14 @@ import type { Check, CheckStatus } from './doctor';
 import { TEST_SESSION_PREFIX } from './send-test';
 
 /** The agent's settings as it reads them: project scope over user scope, per key. */
-export function agentValues(spec: AgentSpec, ctx: AgentContext): { values: (path: string[]) => unknown; files: string[]; errors: Check[] } {
+export interface AgentSettings {
+  values: (path: string[]) => unknown;
+  files: string[];
+  errors: Check[];
+}
+
+/** Read and parsed once per doctor run: the protocol it is set up for and its checks both read them. */
+export function agentValues(spec: AgentSpec, ctx: AgentContext): AgentSettings {
   const docs: { file: string; doc: Record<string, unknown> }[] = [];
   const errors: Check[] = [];
   for (const scope of ['project', 'user'] as const) {
@@ -29,8 +36,8 @@ export function agentValues(spec: AgentSpec, ctx: AgentContext): { values: (path
 }
 
 /** `beacon doctor <agent>`: set up or not, pointing at this collector, its traps, content, and its last event. */
-export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }): Check[] {
-  const { values, files, errors } = agentValues(spec, ctx);
+export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }, settings = agentValues(spec, ctx)): Check[] {
+  const { values, files, errors } = settings;
   const out: Check[] = [...errors];
   const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
   const wrong = wanted.filter((k) => !isDeepStrictEqual(values(k.path), k.value));
@@ -68,8 +75,7 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
  * The protocol the agent's settings are set up for: of the ones it can use, the one whose keys
  * (endpoint, protocol) its settings hold most of; HTTP when none is set (install's default).
  */
-export function configuredTarget(spec: AgentSpec, ctx: AgentContext, targets: Record<Protocol, Target>): Target {
-  const { values } = agentValues(spec, ctx);
+export function configuredTarget(spec: AgentSpec, ctx: AgentContext, targets: Record<Protocol, Target>, { values } = agentValues(spec, ctx)): Target {
   let best = targets[spec.protocols[0] ?? 'http'];
   let bestScore = 0;
   for (const p of spec.protocols) {
@@ -124,10 +130,11 @@ export function lastEventCheck(spec: AgentSpec, path: string): Check {
 }
 
 /** The no-argument doctor's line for an agent found on this machine. */
-export function agentSummary(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }): Check | undefined {
+export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Record<Protocol, Target>; log: string }): Check | undefined {
   const found = detectAgent(spec, ctx);
   if (!found) return undefined;
-  const checks = agentChecks(spec, ctx);
+  const settings = agentValues(spec, ctx);
+  const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings);
   const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
   const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)!;

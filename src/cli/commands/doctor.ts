@@ -1,6 +1,6 @@
 import { collectorConfig } from '../../config/config';
 import { isWildcard, hostPort } from '../../config/hosts';
-import { agentChecks, agentSummary, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
+import { agentChecks, agentSummary, agentValues, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
 import { defaultServiceKind, serviceState } from '../../setup/service';
@@ -48,9 +48,10 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   if (agent) {
     const base = `http://${hostPort(host, port)}`;
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
-    const target = configuredTarget(agent, { env, cwd }, targets);
+    const settings = agentValues(agent, { env, cwd });
+    const target = configuredTarget(agent, { env, cwd }, targets, settings);
     const collector = await collectorCheck(base, ctx, 1500);
-    checks = [collector.check, ...agentChecks(agent, { env, cwd, target, log: cfg.log })];
+    checks = [collector.check, ...agentChecks(agent, { env, cwd, target, log: cfg.log }, settings)];
     // Set up for gRPC: is the collector's gRPC listener where the agent sends?
     if (target.protocol === 'grpc' && collector.health) checks.splice(1, 0, grpcListenerCheck(agent, target, collector.health.grpc));
     // Loaded for --send-test only: its OTLP encoder is protobufjs (45 modules, ~30 ms of every doctor run).
@@ -65,7 +66,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     });
     // One line per other agent found on this machine, worked out while doctor's probes run.
     const agents = name === undefined
-      ? AGENT_SPECS.map((a) => agentSummary(a, { env, cwd, target: configuredTarget(a, { env, cwd }, targets), log: cfg.log })).filter((c): c is Check => c !== undefined)
+      ? AGENT_SPECS.map((a) => agentSummary(a, { env, cwd, targets, log: cfg.log })).filter((c): c is Check => c !== undefined)
       : [];
     checks = [...(await doctor), ...agents];
   }
