@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { setOutput } from './output';
+import { findOnPath } from '../model/executables';
 
 /**
  * A pager on a terminal, as `git log` and `journalctl` have one (issue 24 item 8): a long listing
@@ -18,7 +17,7 @@ export function startPager(env: NodeJS.ProcessEnv, stdout: { isTTY?: boolean } =
   if (!stdout.isTTY) return undefined;
   const command = (env.BEACON_PAGER ?? env.PAGER ?? 'less').trim();
   if (command === '' || command === 'cat') return undefined;
-  if (command === 'less' && !onPath('less', env.PATH)) return undefined; // no pager installed: plain output
+  if (command === 'less' && !findOnPath('less', env.PATH)) return undefined; // no pager installed: plain output
   let child: ChildProcess;
   try {
     child = spawn('sh', ['-c', command], { stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', LV: '-c', ...env } });
@@ -44,13 +43,3 @@ export function startPager(env: NodeJS.ProcessEnv, stdout: { isTTY?: boolean } =
   };
 }
 
-function onPath(name: string, path = ''): boolean {
-  return path.split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}

@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { findOnPath, isProgram } from '../model/executables';
 
 /** The optional policy provider (schema: beacon-policy-provider-schema.v1.json). Off by default. */
 export interface PolicyRequest {
@@ -25,16 +25,9 @@ const MAX_OUTPUT = 64 * 1024;
 export function policyProvider(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
   const p = env.BEACON_POLICY_PROVIDER?.trim();
   if (!p) return undefined;
-  const candidates = isAbsolute(p) ? [p] : p.includes('/') ? [resolvePath(cwd, p)] : (env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)).map((d) => join(d, p));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      if (statSync(c).isFile()) return c;
-    } catch {
-      /* the next one */
-    }
-  }
-  return undefined;
+  if (!p.includes('/')) return findOnPath(p, env.PATH);
+  const path = isAbsolute(p) ? p : resolvePath(cwd, p);
+  return isProgram(path) ? path : undefined;
 }
 
 /**

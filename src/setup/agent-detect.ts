@@ -1,5 +1,6 @@
-import { accessSync, constants, existsSync } from 'node:fs';
-import { basename, delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { findOnPath } from '../model/executables';
 import { homeOf, type AgentContext, type AgentSpec, type EnvLine } from './agents/spec';
 import { shellQuote } from '../model/shell-quote';
 
@@ -22,26 +23,10 @@ export function shellRc(env: NodeJS.ProcessEnv): { file: string; line: (e: EnvLi
 /** Why the agent counts as present on this machine, or undefined. */
 export function detectAgent(spec: AgentSpec, ctx: AgentContext): string | undefined {
   for (const bin of spec.binaries) {
-    for (const dir of (ctx.env.PATH ?? '').split(delimiter)) {
-      if (!dir) continue;
-      if (isExecutable(join(dir, bin))) return `${join(dir, bin)} on PATH`;
-    }
+    const found = findOnPath(bin, ctx.env.PATH);
+    if (found) return `${found} on PATH`;
   }
   const dir = spec.configDirs(ctx).find((d) => existsSync(d));
   return dir ? `${dir} exists` : undefined;
 }
 
-/**
- * An executable file there. Most paths asked about do not exist (every PATH folder, for every
- * agent's binaries): `existsSync` answers those without the exception `accessSync` throws, which
- * was ~5 ms of a doctor run.
- */
-export function isExecutable(path: string): boolean {
-  if (!existsSync(path)) return false;
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -14,7 +14,7 @@ import { readGooseConfig, type GooseConfigView } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
 import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
-import { isExecutable } from './agent-detect';
+import { isExecutable } from '../model/executables';
 import { hostPort } from '../config/hosts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import { shellQuote } from '../model/shell-quote';
 import type { Check } from './doctor';
 import { isBeaconCommand } from './hooks-file';
-import { isExecutable } from './agent-detect';
+import { findOnPath, isExecutable } from '../model/executables';
 
 /**
  * Doctor's checks that goose itself is there and that Beacon's plugin runs nothing but Beacon
@@ -14,7 +14,7 @@ import { isExecutable } from './agent-detect';
 
 /** goose on the PATH (the CLI), or the desktop app where it installs itself. */
 export function gooseBinaryCheck(env: NodeJS.ProcessEnv): Check {
-  const onPath = (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'goose')).find(isExecutable);
+  const onPath = findOnPath('goose', env.PATH);
   if (onPath) return { id: 'goose', status: 'ok', message: `goose CLI: ${onPath}` };
   const apps = ['/Applications/Goose.app', join(env.HOME ?? '', 'Applications', 'Goose.app'), '/usr/lib/goose/Goose', '/opt/Goose/Goose', '/usr/bin/Goose'];
   const app = apps.find(isExecutable);
