@@ -58,9 +58,8 @@ export function searchEvents(db: Database.Database, s: EventSearch, opts: { befo
   const rows = db
     .prepare(`SELECT ${ACTIVITY_FIELDS.join(', ')} FROM (${win}) ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''} LIMIT ?`)
     .safeIntegers(true)
-    .raw(true)
-    .all(...params, budget, ...fparams, limit) as [bigint, bigint, string, string, string | null, string][];
-  let events: StoredActivity[] = rows.map(([seq, tsNs, method, action, toolCallId, record]) => ({ seq, tsNs, method, action, toolCallId, record }));
+    .all(...params, budget, ...fparams, limit) as StoredActivity[];
+  let events = rows;
   if (s.tool !== undefined) {
     // instr found the name somewhere; keep the events whose tool is exactly it.
     events = events.filter((e) => {
@@ -70,7 +69,7 @@ export function searchEvents(db: Database.Database, s: EventSearch, opts: { befo
   }
   if (rows.length >= limit) {
     const last = rows[rows.length - 1]!;
-    return { events, next: { tsNs: last[1], seq: last[0] }, scanned: -1, budgetExhausted: false };
+    return { events, next: { tsNs: last.tsNs, seq: last.seq }, scanned: -1, budgetExhausted: false };
   }
   // Fewer than a page: either the window ran out of rows (the end), or the budget did (go on from its far end).
   const far = db
