@@ -8,7 +8,7 @@ import { DestinationLoop } from './destination-loop';
 import { destinationType, type ForwardDestination } from './registry';
 import { EventLog } from '../store/log/event-log';
 import { ForwardCursors, lagAfter } from '../store/maintenance/forward-cursors';
-import type { DestinationState, ForwardStatus } from './status';
+import type { DestinationState, DestinationStatus } from './status';
 
 export interface ForwardWorkerInit {
   logPath: string;
@@ -21,7 +21,7 @@ export interface ForwardWorkerInit {
 }
 
 export type FromForwardWorker =
-  | { type: 'status'; destinations: Omit<ForwardStatus, 'lostToRetention'>[] }
+  | { type: 'status'; destinations: DestinationStatus[] }
   | { type: 'stopped' };
 export type ToForwardWorker = { type: 'stop' };
 
@@ -45,11 +45,11 @@ function report(): void {
   parentPort!.postMessage({ type: 'status', destinations } satisfies FromForwardWorker);
 }
 
-function describe(s: DestinationState, now: number, dataBytes: number): Omit<ForwardStatus, 'lostToRetention'> {
+function describe(s: DestinationState, now: number, dataBytes: number): DestinationStatus {
   const lag = lagAfter(log.db, s.cursor);
   const oldestMs = lag.oldestNs === null ? now : Number(lag.oldestNs / 1_000_000n);
   const { maxAgeDays, maxBytes } = init.retention;
-  let retention: ForwardStatus['retention'] = 'ok';
+  let retention: DestinationStatus['retention'] = 'ok';
   if (lag.records > 0 && maxBytes > 0 && dataBytes >= 0.8 * maxBytes) retention = 'at-risk';
   else if (lag.records > 0 && maxAgeDays > 0 && now - oldestMs > maxAgeDays * 86_400_000) retention = 'holding';
   return {

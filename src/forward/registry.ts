@@ -12,7 +12,7 @@ export type DestinationTypeName = ForwardDestination['type'];
 
 const COMMON_KEYS = ['name', 'type', 'from', 'maxBatchRecords', 'batchDelayMs', 'timeoutMs', 'tls'];
 
-/** The module of a destination's type (the one place a destination's `type` is looked up). */
+/** The module of a parsed destination's type (the config parser below looks up the raw `type` it checks). */
 export function destinationType(d: Pick<ForwardDestination, 'type'>): DestinationType<ForwardDestination> {
   // Each entry handles its own type only; found by that type, it is given its own destinations.
   return DESTINATION_TYPES.find((t) => t.type === d.type) as unknown as DestinationType<ForwardDestination>;

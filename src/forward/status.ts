@@ -22,3 +22,6 @@ export interface DestinationState {
 
 /** One entry of `/health`'s `forward` list: its type is declared with the rest of /health (src/model/health.ts). */
 export type ForwardStatus = ForwardHealth;
+
+/** A destination's status as its worker knows it: what retention took from under it is the collector's to add. */
+export type DestinationStatus = Omit<ForwardStatus, 'lostToRetention'>;

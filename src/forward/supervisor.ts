@@ -5,7 +5,7 @@ import type { PruneResult } from '../store/maintenance/retention';
 import { backoffMs } from './retry';
 import type { Secrets } from './destination';
 import { destinationType, type ForwardDestination } from './registry';
-import type { ForwardStatus } from './status';
+import type { DestinationStatus, ForwardStatus } from './status';
 import type { ForwardWorkerInit, FromForwardWorker, ToForwardWorker } from './forward-worker';
 
 export interface ForwardingOptions {
@@ -46,7 +46,7 @@ export function startForwarding(options: ForwardingOptions): Forwarding {
     statusIntervalMs: options.statusIntervalMs ?? 1000,
   };
   const lost = new Map<string, number>();
-  let last = new Map<string, Omit<ForwardStatus, 'lostToRetention'>>();
+  let last = new Map<string, DestinationStatus>();
   let supervisor: { state: 'starting' | 'restarting' | 'failed' | 'running'; error: { message: string; at: string } | null } = { state: 'starting', error: null };
   let worker: Worker | undefined;
   let stopping = false;
@@ -108,7 +108,6 @@ export function startForwarding(options: ForwardingOptions): Forwarding {
   };
 }
 
-type DestinationStatus = Omit<ForwardStatus, 'lostToRetention'>;
 
 /** What is worth a log line in a status update: a destination falling behind retention, refusing, or accepting again. */
 function logTransitions(logger: Logger, last: ReadonlyMap<string, DestinationStatus>, destinations: readonly DestinationStatus[], warnedAtRisk: Set<string>): void {
