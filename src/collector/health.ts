@@ -13,8 +13,8 @@ export interface HealthSource {
 }
 
 export interface HealthInput {
-  /** the receiver's sink: the writer thread in the collector; a sink without health() reports only its queue */
-  writer: { readonly pending: number } & Partial<HealthSource>;
+  /** the writer thread (or the receiver's sink that reads through to it) */
+  writer: HealthSource;
   /** the receiver is stopping: new exports get 503 */
   closing: boolean;
   /** the receiver's counters (exports, spans, inserted…); none given (no receiver), zeros */
@@ -38,7 +38,7 @@ const NO_COUNTERS: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, 
  * backing off after a failure or has given up; 'stopping').
  */
 export function healthReport(input: HealthInput): HealthAnswer {
-  const w = input.writer.health?.() ?? bareHealth(input.writer.pending);
+  const w = input.writer.health();
   const retention = retentionSupervisor.snapshot;
   const threads = { ...w.threads, retention };
   const troubled = Object.values(threads).some((t) => t.state === 'restarting' || t.state === 'failed');
@@ -57,7 +57,7 @@ export function healthReport(input: HealthInput): HealthAnswer {
     status,
     version: BEACON_VERSION,
     pid: process.pid,
-    log: { path: input.writer.path ?? '', bytes: input.writer.path ? fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) : 0 },
+    log: { path: input.writer.path, bytes: fileBytes(input.writer.path) + fileBytes(`${input.writer.path}-wal`) },
     threads,
     queue: { exports: w.queue.exports, bytes: input.queueBytes ?? 0 },
     checkpoints: w.checkpoints,
@@ -66,11 +66,6 @@ export function healthReport(input: HealthInput): HealthAnswer {
     pending_exports: w.queue.exports,
   };
   return { httpStatus: status === 'ok' || status === 'degraded' ? 200 : 503, body };
-}
-
-function bareHealth(pending: number): WriterHealth {
-  const idle = { state: 'idle' as const, restarts: 0 };
-  return { threads: { writer: idle, checkpointer: idle }, queue: { exports: pending }, canStore: true, checkpoints: { restarts: 0, longestRestartMs: 0 }, acknowledged: { fsynced: 0, unsynced: 0 } };
 }
 
 function fileBytes(path: string): number {

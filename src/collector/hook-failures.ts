@@ -27,14 +27,14 @@ export class HookFailureWatch {
   }
 
   /** The writer thread as the receiver's sink: its queue depth and health still read through. */
-  watchQueued(sink: QueuedEventSink & Partial<HealthSource>): QueuedEventSink & Partial<HealthSource> {
+  watchQueued(sink: QueuedEventSink & HealthSource): QueuedEventSink & HealthSource {
     return {
       append: (rows) => this.append(sink, rows),
       get pending() {
         return sink.pending;
       },
-      ...(sink.path !== undefined ? { path: sink.path } : {}),
-      ...(sink.health ? { health: sink.health.bind(sink) } : {}),
+      path: sink.path,
+      health: () => sink.health(),
     };
   }
 

@@ -16,8 +16,8 @@ import { healthReport, type HealthSource } from './health';
 import { installHostGuard } from './host-guard';
 
 export interface CollectorHttpOptions {
-  /** the writer thread (or any queued sink): OTLP exports go there, and /health reads it */
-  sink: QueuedEventSink & Partial<HealthSource>;
+  /** the writer thread (read through a watching sink): OTLP exports go there, and /health reads it */
+  sink: QueuedEventSink & HealthSource;
   logger: Logger;
   maxBodyBytes: number;
   maxPendingExports: number;

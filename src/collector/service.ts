@@ -118,7 +118,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 }
 
 /** The one HTTP app (http.ts) with its plugins, listening. */
-async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & Partial<HealthSource>, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
     grpcHealth,
     sink: otlpSink,

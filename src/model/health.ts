@@ -71,7 +71,7 @@ export interface ReceiverCounters {
 }
 
 export interface HookFailureHealth {
-  /** hook.failed records committed through this collector since it started */
+  /** hook.failed records appended through this collector since it started (a retried export's count again: doctor counts from the log) */
   count: number;
   /** the newest one's event time, or null */
   last: string | null;
