@@ -12,7 +12,7 @@ import { decodeJsonTraces, decodeProtoTraces } from '../src/receiver/signals/tra
 import { logEvents, spanEvents } from '../src/sources/dispatch';
 import { repoRoot } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';
-import { rate } from './logs';
+import { rate } from './measure';
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const fixture = (agent: string, file: string) => readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', agent, file));

@@ -16,6 +16,7 @@ import { EventLogWriter } from '../src/store/writer/event-log-writer';
 import type { EventRow } from '../src/store/log/row';
 import { buildCollectorHttp } from '../src/collector/http';
 import { tempDir } from '../test/helpers/paths';
+import { median } from './measure';
 
 const EVENTS = 1_000_000;
 const SESSIONS = 2000;
@@ -83,7 +84,6 @@ export function buildLog(path: string, nowMs: number, events = EVENTS, sessions 
   log.close();
 }
 
-const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function benchDashboard(): Promise<Record<string, number>> {
   const path = join(benchCacheDir(), '1m-dashboard-v1.db');

@@ -13,10 +13,10 @@ import { BEACON_BIN, repoRoot, tempDir } from '../test/helpers/paths';
 import { startCollector, type RunningCollector } from '../test/helpers/daemon';
 import { buildLog } from './dashboard';
 import { benchCacheDir, gooseExportTemplate, stampIds } from './fixture';
+import { median, memoryMb } from './measure';
 
-const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) => memoryMb(pid).rss;
 
 const { body, idOffsets } = gooseExportTemplate(100);
 let counter = 50_000_000;

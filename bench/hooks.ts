@@ -3,12 +3,13 @@
  * `node -e 0` measured in the same run, interleaved so machine noise hits both alike.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookCommandLine } from '../src/setup/hooks-file';
 import { renderLauncher } from '../src/setup/install';
 import { startCollector } from '../test/helpers/daemon';
 import { HOOKS_BIN, tempDir } from '../test/helpers/paths';
+import { memoryMb } from './measure';
 
 function time(cmd: string, args: string[], input: string): number {
   const t = process.hrtime.bigint();
@@ -64,7 +65,7 @@ export async function benchHookLauncher(runs = 40): Promise<Record<string, numbe
   const fast: number[] = [];
   // The first hook after a start finds the writer and checkpointer threads not yet running (as after
   // 15 idle minutes): timed apart, with what the two threads cost in RSS; the runs below are warm.
-  const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${c.proc.pid}/status`, 'utf8'))![1]) / 1024;
+  const rssMb = () => memoryMb(c.proc.pid!).rss;
   const idleRssMb = rssMb();
   const coldHookMs = time('sh', ['-c', hookCmd], payload(-1));
   const warmRssMb = rssMb();

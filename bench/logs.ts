@@ -13,16 +13,7 @@ import { toRows } from '../src/ingest/rows';
 import { analysisComplete, egress, encodeLogs, inspectionResult, newTurn, promptInjectionFinding, promptInjectionPassed, toolCallCompleted, userDecision } from '../test/helpers/goose-logs';
 import { encodeMetrics, findingPoint, gooseMetrics, toolCompletion } from '../test/helpers/goose-metrics';
 import { gooseExportTemplate } from './fixture';
-
-/** Items per second of `fn` (each call returns its item count) over `seconds`, after a 300 ms warm-up. */
-export function rate(seconds: number, fn: () => number): number {
-  let items = 0;
-  const warm = performance.now() + 300;
-  while (performance.now() < warm) fn();
-  const start = performance.now();
-  while (performance.now() < start + seconds * 1000) items += fn();
-  return items / ((performance.now() - start) / 1000);
-}
+import { rate } from './measure';
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 

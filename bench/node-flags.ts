@@ -4,19 +4,17 @@
  * round on the same machine, 8 connections of 100-span goose exports each; peak RSS is VmHWM.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCollector } from '../test/helpers/daemon';
 import { serviceNodeArgs } from './footprint';
+import { median, memoryMb } from './measure';
 
-const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const hwmMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function saturate(nodeArgs: string[], start: number): Promise<{ spansPerSec: number; peakMb: number }> {
   const c = await startCollector({ nodeArgs });
   const r = spawnSync(process.execPath, [join(__dirname, 'loadgen.js'), '--url', c.url, '--seconds', '6', '--connections', '8', '--start', String(start)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
-  const peakMb = hwmMb(c.proc.pid!);
+  const peakMb = memoryMb(c.proc.pid!).hwm;
   await c.stop();
   return { spansPerSec: (JSON.parse(r.stdout.trim()) as { spansPerSec: number }).spansPerSec, peakMb };
 }

@@ -29,20 +29,10 @@ import { benchGrpc } from './grpc';
 import { benchFootprint, serviceNodeArgs } from './footprint';
 import { printIssue25Table } from './summary';
 import { benchNodeFlags } from './node-flags';
+import { memoryMb, rate } from './measure';
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
-
-function rate(seconds: number, fn: (i: number) => number): number {
-  let items = 0;
-  const warm = performance.now() + 300;
-  let i = 0;
-  while (performance.now() < warm) fn(i++);
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  while (performance.now() < end) items += fn(i++);
-  return items / ((performance.now() - start) / 1000);
-}
 
 /** CPU seconds (user + system, all threads) a process has used: /proc/PID/stat fields 14 and 15, in clock ticks. */
 function cpuSeconds(pid: number): number {
@@ -50,11 +40,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function rss(pid: number): { rss: number; hwm: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) / 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
 
 function loadgen(url: string, args: string[]) {
   const r = spawnSync(process.execPath, [join(__dirname, 'loadgen.js'), '--url', url, ...args], { encoding: 'utf8' });
@@ -145,9 +130,9 @@ async function main() {
     // As the service runs it (its Node options: a 1 MB young generation).
     const c = await startCollector({ nodeArgs: serviceNodeArgs() });
     await new Promise((r) => setTimeout(r, 1500));
-    results.idleRssMb = rss(c.proc.pid!).rss;
+    results.idleRssMb = memoryMb(c.proc.pid!).rss;
     let peak = 0;
-    const poll = setInterval(() => (peak = Math.max(peak, rss(c.proc.pid!).rss)), 100);
+    const poll = setInterval(() => (peak = Math.max(peak, memoryMb(c.proc.pid!).rss)), 100);
     const cpu0 = cpuSeconds(c.proc.pid!);
     const wall0 = performance.now();
     const sustained = await new Promise<ReturnType<typeof loadgen>>((resolve) => setImmediate(() => resolve(loadgen(c.url, ['--seconds', '10', '--connections', '8']))));
@@ -156,7 +141,7 @@ async function main() {
     results.saturationLoadAvg = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
     clearInterval(poll);
     // VmHWM: the poll above cannot run while loadgen's spawnSync blocks this thread.
-    results.peakRssMb = Math.max(peak, rss(c.proc.pid!).hwm);
+    results.peakRssMb = Math.max(peak, memoryMb(c.proc.pid!).hwm);
     const walMb = () => (existsSync(`${c.log}-wal`) ? statSync(`${c.log}-wal`).size / 1048576 : 0);
     results.walAfterSaturationMb = walMb();
     const health = (await (await fetch(`${c.url}/health`)).json()) as { checkpoints: { restarts: number; longestRestartMs: number } };
@@ -172,11 +157,11 @@ async function main() {
     // Bad input and overload must cost neither good data nor unbounded memory: peak RSS while the
     // collector refuses bombs (4M-span, 3,000-deep, bit-flipped), and under 64 connections of 1.4 MB exports.
     const phase = (args: string[]) => {
-      let phasePeak = rss(c.proc.pid!).rss;
-      const p = setInterval(() => (phasePeak = Math.max(phasePeak, rss(c.proc.pid!).rss)), 50);
+      let phasePeak = memoryMb(c.proc.pid!).rss;
+      const p = setInterval(() => (phasePeak = Math.max(phasePeak, memoryMb(c.proc.pid!).rss)), 50);
       const r = loadgen(c.url, args);
       clearInterval(p);
-      return { r, peak: Math.max(phasePeak, rss(c.proc.pid!).rss) };
+      return { r, peak: Math.max(phasePeak, memoryMb(c.proc.pid!).rss) };
     };
     const bad = phase(['--seconds', '4', '--connections', '8', '--mode', 'malformed']);
     results.malformedPeakRssMb = bad.peak;

@@ -15,6 +15,7 @@ import { toRows } from '../src/ingest/rows';
 import type { EventRow } from '../src/store/log/row';
 import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate } from './fixture';
+import { median } from './measure';
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const DAY = 86_400_000_000_000n;
@@ -46,7 +47,6 @@ export function benchDurability(seconds = 2, rounds = 3): Record<string, number>
     }
   }
   for (const l of Object.values(logs)) l.close();
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const normal = median(rate.NORMAL);
   const full = median(rate.FULL);
   console.log(`durability: one commit per 100-span export (${rows.length} rows), interleaved ${rounds}×${seconds} s: synchronous=NORMAL ${fmt(normal)} commits/s, FULL ${fmt(full)} commits/s (FULL = ${fmt(full / normal, 2)}× NORMAL; ${fmt((1000 / full) - (1000 / normal), 2)} ms more per commit)`);
