@@ -21,3 +21,9 @@ export interface SpanRecord {
 }
 
 export const SPAN_STATUS_ERROR = 2;
+
+/** How long the span took, in whole ms; undefined when it has no end (0) or ends before it starts. */
+export function spanDurationMs(span: Pick<SpanRecord, 'startTimeUnixNano' | 'endTimeUnixNano'>): number | undefined {
+  if (span.endTimeUnixNano === 0n || span.endTimeUnixNano < span.startTimeUnixNano) return undefined;
+  return Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
+}

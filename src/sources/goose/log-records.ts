@@ -1,11 +1,11 @@
 import { callEventId, contentEventId } from '../../model/event-id';
 import type { LogRecord } from '../../model/otlp-signals';
 import type { BeaconRecord, NormalizedEvent, SecurityFields, Severity } from '../../model/record';
-import { nowUnixNano } from '../../model/time';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from '../attributes';
 import { otlpRecord } from '../otlp-record';
+import { logTime } from '../agent-events';
 
 /**
  * goose's security and approval log records → Beacon events. goose's tool-inspection layer
@@ -187,7 +187,7 @@ interface EventOptions {
 function event(rec: LogRecord, action: string, category: string, severity: Severity, message: string, o: EventOptions): NormalizedEvent {
   const a = rec.attributes;
   // goose's appender never sets the event time: the SDK's observed time is when goose logged it.
-  const time = rec.timeUnixNano || rec.observedTimeUnixNano || nowUnixNano();
+  const time = logTime(rec);
   const record = otlpRecord(
     { timeUnixNano: time, action, category, message, id: o.id ?? logRecordId(rec) },
     { harness: 'goose', resource: rec.resource, sessionId: stringAttr(a, 'session.id'), traceId: rec.traceId, spanId: rec.spanId },

@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from '../../model/record';
-import type { SpanRecord } from '../../model/span';
+import { spanDurationMs, type SpanRecord } from '../../model/span';
 import { SEMCONV_USAGE } from '../../model/usage';
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { ToolUse } from '../../taxonomy/tool-use';
@@ -52,7 +52,7 @@ function observation(span: SpanRecord): Observation {
 function spanEvents(span: SpanRecord): NormalizedEvent[] {
   const a = span.attributes;
   const o = observation(span);
-  const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
+  const durationMs = spanDurationMs(span);
   if (span.name === 'ai.streamText.doStream' || span.name === 'ai.generateText.doGenerate') {
     const finish = stringAttr(a, 'ai.response.finishReason');
     const call = modelCallEvent(AGENT, o, {
@@ -66,7 +66,7 @@ function spanEvents(span: SpanRecord): NormalizedEvent[] {
         cacheCreation: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheWriteTokens'),
         reasoning: tokenAttr(a, 'ai.usage.outputTokenDetails.reasoningTokens', 'ai.usage.reasoningTokens'),
       },
-      ...(durationMs >= 0 ? { durationMs } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
       ...(finish === 'error' ? { error: 'error' } : {}),
     });
     // A tool-using call whose conversation ends with the user's message starts a turn: its prompt.
@@ -84,7 +84,7 @@ function spanEvents(span: SpanRecord): NormalizedEvent[] {
       args: jsonAttr(a, 'ai.toolCall.args'),
       ...(exit !== undefined ? { exitCode: exit } : {}),
       ...(span.status.code === 2 ? { success: false } : {}),
-      ...(durationMs >= 0 ? { durationMs } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
     });
     return ev ? [ev] : [];
   }

@@ -1,5 +1,5 @@
 import type { GenAiFields, NormalizedEvent } from '../../model/record';
-import { SPAN_STATUS_ERROR, type SpanRecord } from '../../model/span';
+import { SPAN_STATUS_ERROR, spanDurationMs, type SpanRecord } from '../../model/span';
 import { boolAttr, numberAttr, stringAttr, structuredAttr } from '../attributes';
 import { baseRecord, rawSection } from './span-record';
 import { finishReasons, reasoningText } from './messages';
@@ -39,8 +39,8 @@ export function extractChatSpan(span: SpanRecord, operation: string, profile: Sp
   if (usage) gen.usage = usage;
   if (outputMessages !== undefined) gen.output = { messages: outputMessages };
   // the span's end is the call's end: its duration, as agents that report one carry it (issue 24 item 11)
-  const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
-  if (span.endTimeUnixNano > 0n && durationMs >= 0) gen.duration_ms = durationMs;
+  const durationMs = spanDurationMs(span);
+  if (durationMs !== undefined) gen.duration_ms = durationMs;
   record.gen_ai = gen;
 
   const model = responseModel ?? requestModel;

@@ -1,5 +1,5 @@
 import type { GenAiFields, NormalizedEvent } from '../../model/record';
-import { SPAN_STATUS_ERROR, type SpanRecord } from '../../model/span';
+import { SPAN_STATUS_ERROR, spanDurationMs, type SpanRecord } from '../../model/span';
 import { callEventId } from '../../model/event-id';
 import { applyToolClassification } from '../../taxonomy/classify';
 import type { SpanProfile } from './profile';
@@ -35,15 +35,15 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   if ('consumed' in cls) return undefined;
 
   const record = baseRecord(span, failed ? 'tool.failed' : cls.action, failed ? 'tool' : cls.category, cls.fidelity, profile.harness);
+  const durationMs = spanDurationMs(span);
   applyToolClassification(record, cls);
   if (!toolName) delete record.tool!.name;
   if (record.command) {
     // goose writes gen_ai.tool.call.result only on success: a failed shell's exit code is in the
     // (capture-gated) `output`, `{"status":…,"value":{…,"structuredContent":{"exit_code":…}}}`.
     const exit = processExit ?? exitCode(result) ?? exitCode(isObject(output) ? output.value : undefined);
-    const durationMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
     if (exit !== undefined) record.command.exit_code = exit;
-    if (durationMs >= 0) record.command.duration_ms = durationMs;
+    if (durationMs !== undefined) record.command.duration_ms = durationMs;
   }
   const tool: NonNullable<GenAiFields['tool']> = {};
   if (toolName) tool.name = toolName;
@@ -54,8 +54,7 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   }
   record.gen_ai = { operation: { name: 'execute_tool' }, tool };
   // every tool's duration, not only a shell's (issue 24 item 11)
-  const spanMs = Number((span.endTimeUnixNano - span.startTimeUnixNano) / 1_000_000n);
-  if (span.endTimeUnixNano > 0n && spanMs >= 0) record.gen_ai.duration_ms = spanMs;
+  if (durationMs !== undefined) record.gen_ai.duration_ms = durationMs;
   const conversation = stringAttr(a, 'gen_ai.conversation.id');
   if (conversation) record.gen_ai.conversation = { id: conversation };
   if (failed) {
