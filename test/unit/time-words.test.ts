@@ -3,6 +3,7 @@
  * journalctl and git log take them, in the one parser every command and the dashboard use.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { parseTimeBound } from '../../src/model/time';
 
@@ -21,9 +22,13 @@ describe('time words (issue 24 item 8)', () => {
     assert.equal(ms('now'), NOW);
   });
 
-  it('local midnight without utc', () => {
-    const d = new Date(NOW);
-    assert.equal(ms('yesterday', false), new Date(d.getFullYear(), d.getMonth(), d.getDate() - 1).getTime());
+  it('local midnight without utc, in the zone the process runs in', () => {
+    // A pinned zone and a literal answer: on a UTC machine local and UTC midnight are the same instant.
+    const code = `const { parseTimeBound } = require(${JSON.stringify(require.resolve('../../src/model/time'))});
+      process.stdout.write(String(parseTimeBound('yesterday', { now: ${NOW}, utc: false }).ns / 1000000n));`;
+    const r = spawnSync(process.execPath, ['-e', code], { env: { ...process.env, TZ: 'America/New_York' }, encoding: 'utf8' });
+    assert.equal(r.stderr, '');
+    assert.equal(Number(r.stdout), Date.parse('2026-11-30T05:00:00Z'), 'midnight of 30 November in New York (UTC-5)');
   });
 
   it('durations back from now, with ago and unit words', () => {
