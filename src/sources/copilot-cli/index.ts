@@ -43,7 +43,7 @@ function classifyCopilotTool(name: string, input: unknown, options: ClassifyOpti
 const AGENT: Agent = { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool };
 
 function spans(list: readonly SpanRecord[]): Extraction {
-  const calls = extractGenAiSpans(list, { harness: AGENT.harness, usage: AGENT.usage, classifyTool: classifyCopilotTool });
+  const calls = extractGenAiSpans(list, AGENT); // an Agent is a SpanProfile: the same harness, usage and tool table
   return { events: [...turnEvents(AGENT, list), ...calls.events], rejected: calls.rejected };
 }
 
