@@ -6,7 +6,7 @@
  * - a 1 MB young generation: the main thread's otherwise grows to 16 MB per semi-space under load
  *   and stays resident (−4.5 MB idle, −10 MB after work);
  * - old-generation growth of 1.5× per major GC instead of V8's up-to-4× for small heaps: peak RSS at
- *   saturation 156–175 → 123–130 MB, for ~0.84× the saturation throughput (`npm run bench --
+ *   saturation 155–175 → 121–130 MB, for 0.84–1.04× the saturation throughput in two runs (`npm run bench --
  *   node-flags`, alternated rounds: more major GCs). Kept: memory is what an always-on daemon costs a
  *   laptop all day, while saturation (~14k spans/s here) is two orders above the heaviest agent's traffic.
  * Both are V8 options, which must be on the command line: `v8.setFlagsFromString` after start-up
