@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters } from '../model/health';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters, SpoolHealth } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -28,6 +28,7 @@ export interface HealthInput {
   /** OTLP/gRPC, when the collector runs it */
   grpc?: GrpcHealth;
   forward?: ForwardHealth[];
+  spool?: SpoolHealth;
 }
 
 const NO_COUNTERS: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, rejected: 0, spans: 0, logRecords: 0, metricPoints: 0, rejectedSpans: 0, rejectedLogRecords: 0, rejectedDataPoints: 0 };
@@ -54,6 +55,7 @@ export function healthReport(input: HealthInput): HealthAnswer {
     ...(input.hookFailures ? { hookFailures: input.hookFailures } : {}),
     ...(input.grpc ? { grpc: input.grpc } : {}),
     ...(input.forward ? { forward: input.forward } : {}),
+    ...(input.spool ? { spool: input.spool } : {}),
     status,
     version: BEACON_VERSION,
     pid: process.pid,

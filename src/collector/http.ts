@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
-import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth } from '../model/health';
+import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth, SpoolHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboard as dashboardRoutes, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -43,6 +43,8 @@ export interface CollectorHttpOptions {
   forwardStatus?: () => ForwardHealth[];
   /** Beacon's own hooks failing inside goose, as recorded through this collector */
   hookFailures?: () => HookFailureHealth;
+  /** spool segments refused since the start */
+  spoolStatus?: () => SpoolHealth;
 }
 
 export interface CollectorHttp {
@@ -112,6 +114,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
       ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
+      spool: options.spoolStatus?.(),
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);

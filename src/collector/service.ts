@@ -6,7 +6,7 @@ import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames, hostPort } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
-import type { GrpcHealth } from '../model/health';
+import type { GrpcHealth, SpoolHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
 import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
@@ -93,12 +93,13 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
       ),
     (r) => r.stop(),
   );
-  await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
+  const spool = await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
   let grpcPart: OtlpGrpcReceiver | undefined;
   // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
   const hookFailures = new HookFailureWatch();
   const otlpSink = hookFailures.watchQueued(writer); // one sink for both OTLP transports
-  const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, () => grpcPart?.health(), hookFailures), (h) => h.close());
+  const status: StatusSources = { grpc: () => grpcPart?.health(), spool: () => spool.health() };
+  const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, status, hookFailures), (h) => h.close());
   // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
   // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
   const grpc = (grpcPart = await parts.start('grpc', () => startGrpc(config, logger, otlpSink, http), (g) => g.stop()));
@@ -117,10 +118,17 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   };
 }
 
+/** The parts started beside the HTTP app whose state /health reports. */
+interface StatusSources {
+  grpc: () => GrpcHealth | undefined;
+  spool: () => SpoolHealth;
+}
+
 /** The one HTTP app (http.ts) with its plugins, listening. */
-async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, status: StatusSources, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
-    grpcHealth,
+    grpcHealth: status.grpc,
+    spoolStatus: status.spool,
     sink: otlpSink,
     logger,
     maxBodyBytes: config.maxBodyBytes,

@@ -89,6 +89,14 @@ export interface GrpcHealth extends ReceiverCounters {
   error?: string;
 }
 
+/** Spool segments the collector could not ingest since it started (src/collector/spool-loop.ts). */
+export interface SpoolHealth {
+  /** refused (not ours, not a regular file, not rows) and renamed to `*.bad` */
+  setAside: number;
+  /** refused, and could not be renamed either: skipped (and their rename retried) on every pass */
+  unmovable: number;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -113,6 +121,7 @@ export interface HealthReport extends ReceiverCounters {
   grpc?: GrpcHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
+  spool?: SpoolHealth;
 }
 
 /** The report and the HTTP status it is served with: 200 while the collector can store, 503 when it cannot. */
