@@ -6,7 +6,7 @@ import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames, hostPort } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
-import type { GrpcHealth, SpoolHealth } from '../model/health';
+import type { ExportHealth, GrpcHealth, SpoolHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
 import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
@@ -79,7 +79,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
   // Before listening: a forward destination whose ${env:NAME} header is unset fails the start.
   const forwarding = await parts.start('forwarding', () => startForwardingIfConfigured(config, hooks.env ?? process.env, logger), (f) => f?.stop());
-  await parts.start(
+  const exportLoop = await parts.start(
     'export',
     () => (config.exportPath ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger) : undefined),
     (e) => e?.stop(),
@@ -98,7 +98,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
   const hookFailures = new HookFailureWatch();
   const otlpSink = hookFailures.watchQueued(writer); // one sink for both OTLP transports
-  const status: StatusSources = { grpc: () => grpcPart?.health(), spool: () => spool.health() };
+  const status: StatusSources = { grpc: () => grpcPart?.health(), export: () => exportLoop?.health(), spool: () => spool.health() };
   const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, status, hookFailures), (h) => h.close());
   // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
   // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
@@ -121,6 +121,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
 /** The parts started beside the HTTP app whose state /health reports. */
 interface StatusSources {
   grpc: () => GrpcHealth | undefined;
+  export: () => ExportHealth | undefined;
   spool: () => SpoolHealth;
 }
 
@@ -128,6 +129,7 @@ interface StatusSources {
 async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, status: StatusSources, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
     grpcHealth: status.grpc,
+    exportStatus: status.export,
     spoolStatus: status.spool,
     sink: otlpSink,
     logger,
