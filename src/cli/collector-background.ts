@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { processStartTime } from '../config/collector-address';
 import { COLLECTOR_NODE_FLAGS } from '../config/node-flags';
 import { BeaconError } from '../model/errors';
+import { ensurePrivateDir, openChecked } from '../model/file-checks';
 import { runningCollector } from './setup-options';
 
 /**
@@ -23,12 +24,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function detach(argv: string[], log: string, out: (s: string) => void): Promise<number> {
   const already = runningCollector(log);
   if (already) throw new BeaconError('unavailable', `a collector already writes ${log}, at ${already.url}: stop it first with beacon collector --stop --log ${log}`);
-  mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
+  // The directory first, then the file without following a link (issue 29 item 10a): a
+  // <log>.collector.log another user planted as a symlink received the collector's output.
+  ensurePrivateDir(dirname(log));
   const output = outputFile(log);
-  const fd = openSync(output, 'a', 0o600);
+  const fd = openChecked(output, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600, { secret: true, onTightened: (m) => process.emitWarning(m, 'BeaconWarning') });
+  try {
+    return await waitForChild(argv, log, output, fd, out);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function waitForChild(argv: string[], log: string, output: string, fd: number, out: (s: string) => void): Promise<number> {
   const args = [...COLLECTOR_NODE_FLAGS, process.argv[1]!, 'collector', ...argv.filter((a) => a !== '--detach')];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   for (const deadline = Date.now() + READY_TIMEOUT_MS; Date.now() < deadline && exited === undefined; await sleep(50)) {
@@ -41,8 +51,16 @@ export async function detach(argv: string[], log: string, out: (s: string) => vo
     }
   }
   if (exited === undefined) child.kill('SIGTERM');
-  const tail = readFileSync(output, 'utf8').trim().split('\n').slice(-3).join('\n');
+  const tail = tailOf(fd).trim().split('\n').slice(-3).join('\n');
   throw new BeaconError('unavailable', `the collector did not start (${exited === undefined ? 'not ready in 15 s' : `exit ${exited}`}); the end of ${output}:\n${tail}`);
+}
+
+/** The end of the file the child wrote, read through the descriptor that was checked (not the path again). */
+function tailOf(fd: number): string {
+  const size = fstatSync(fd).size;
+  const buf = Buffer.alloc(Math.min(size, 64 * 1024));
+  const n = readSync(fd, buf, 0, buf.length, size - buf.length);
+  return buf.toString('utf8', 0, n);
 }
 
 export async function stopBackground(log: string, out: (s: string) => void): Promise<number> {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters } from '../model/health';
+import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters, SpoolHealth } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -28,6 +28,9 @@ export interface HealthInput {
   /** OTLP/gRPC, when the collector runs it */
   grpc?: GrpcHealth;
   forward?: ForwardHealth[];
+  /** the JSONL export, when configured: one refused or failing makes the collector degraded */
+  export?: ExportHealth;
+  spool?: SpoolHealth;
 }
 
 const NO_COUNTERS: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, rejected: 0, spans: 0, logRecords: 0, metricPoints: 0, rejectedSpans: 0, rejectedLogRecords: 0, rejectedDataPoints: 0 };
@@ -42,7 +45,8 @@ export function healthReport(input: HealthInput): HealthAnswer {
   const retention = retentionSupervisor.snapshot;
   const threads = { ...w.threads, retention };
   const troubled = Object.values(threads).some((t) => t.state === 'restarting' || t.state === 'failed');
-  const status: HealthStatus = input.closing ? 'stopping' : !w.canStore ? 'unavailable' : troubled ? 'degraded' : 'ok';
+  const exportTroubled = input.export !== undefined && input.export.state !== 'exporting';
+  const status: HealthStatus = input.closing ? 'stopping' : !w.canStore ? 'unavailable' : troubled || exportTroubled ? 'degraded' : 'ok';
   const lastError = [w.lastError, retention.lastError && { message: `retention: ${retention.lastError.message}`, at: retention.lastError.at }]
     .filter((e): e is ThreadError => e !== undefined)
     .sort((a, b) => b.at.localeCompare(a.at))[0];
@@ -54,6 +58,8 @@ export function healthReport(input: HealthInput): HealthAnswer {
     ...(input.hookFailures ? { hookFailures: input.hookFailures } : {}),
     ...(input.grpc ? { grpc: input.grpc } : {}),
     ...(input.forward ? { forward: input.forward } : {}),
+    ...(input.export ? { export: input.export } : {}),
+    ...(input.spool ? { spool: input.spool } : {}),
     status,
     version: BEACON_VERSION,
     pid: process.pid,

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
-import type { ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth } from '../model/health';
+import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth, SpoolHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboard as dashboardRoutes, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -43,6 +43,10 @@ export interface CollectorHttpOptions {
   forwardStatus?: () => ForwardHealth[];
   /** Beacon's own hooks failing inside goose, as recorded through this collector */
   hookFailures?: () => HookFailureHealth;
+  /** the JSONL export's state, when one is configured */
+  exportStatus?: () => ExportHealth | undefined;
+  /** spool segments refused since the start */
+  spoolStatus?: () => SpoolHealth;
 }
 
 export interface CollectorHttp {
@@ -112,6 +116,8 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),
       ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
+      export: options.exportStatus?.(),
+      spool: options.spoolStatus?.(),
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);

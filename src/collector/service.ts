@@ -6,7 +6,7 @@ import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames, hostPort } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
-import type { GrpcHealth } from '../model/health';
+import type { ExportHealth, GrpcHealth, SpoolHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
 import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
@@ -79,7 +79,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   const sink: QueuedEventSink = writer; // the writer thread is the receiver's sink (checked here at compile time)
   // Before listening: a forward destination whose ${env:NAME} header is unset fails the start.
   const forwarding = await parts.start('forwarding', () => startForwardingIfConfigured(config, hooks.env ?? process.env, logger), (f) => f?.stop());
-  await parts.start(
+  const exportLoop = await parts.start(
     'export',
     () => (config.exportPath ? startExportLoop({ logPath: config.log, path: config.exportPath, rotateBytes: config.exportRotateBytes, archives: config.exportArchives }, logger) : undefined),
     (e) => e?.stop(),
@@ -93,12 +93,13 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
       ),
     (r) => r.stop(),
   );
-  await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
+  const spool = await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
   let grpcPart: OtlpGrpcReceiver | undefined;
   // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
   const hookFailures = new HookFailureWatch();
   const otlpSink = hookFailures.watchQueued(writer); // one sink for both OTLP transports
-  const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, () => grpcPart?.health(), hookFailures), (h) => h.close());
+  const status: StatusSources = { grpc: () => grpcPart?.health(), export: () => exportLoop?.health(), spool: () => spool.health() };
+  const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, status, hookFailures), (h) => h.close());
   // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
   // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
   const grpc = (grpcPart = await parts.start('grpc', () => startGrpc(config, logger, otlpSink, http), (g) => g.stop()));
@@ -117,10 +118,19 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   };
 }
 
+/** The parts started beside the HTTP app whose state /health reports. */
+interface StatusSources {
+  grpc: () => GrpcHealth | undefined;
+  export: () => ExportHealth | undefined;
+  spool: () => SpoolHealth;
+}
+
 /** The one HTTP app (http.ts) with its plugins, listening. */
-async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, grpcHealth: () => GrpcHealth | undefined, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
+async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer: EventLogWriter, otlpSink: QueuedEventSink & HealthSource, forwarding: Forwarding | undefined, status: StatusSources, hookFailures: HookFailureWatch): Promise<CollectorHttp> {
   const http = buildCollectorHttp({
-    grpcHealth,
+    grpcHealth: status.grpc,
+    exportStatus: status.export,
+    spoolStatus: status.spool,
     sink: otlpSink,
     logger,
     maxBodyBytes: config.maxBodyBytes,

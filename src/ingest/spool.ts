@@ -79,12 +79,17 @@ export function readSegment(path: string): EventRow[] {
   return rows;
 }
 
-/** Moves a bad segment out of the way (kept for inspection, never ingested). */
-export function setAside(path: string): void {
+/**
+ * Moves a bad segment out of the way (kept for inspection, never ingested). False when it cannot be
+ * moved (a directory already at `<segment>.bad`, a spool directory this user may not write): the
+ * caller skips it from then on rather than reading and refusing it again and again.
+ */
+export function setAside(path: string): boolean {
   try {
     renameSync(path, `${path}.bad`);
-  } catch {
-    /* gone already */
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT'; // gone already: out of the way too
   }
 }
 

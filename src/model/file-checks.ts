@@ -115,3 +115,23 @@ export function readChecked(path: string, maxBytes: number, options: OpenChecked
     closeSync(fd);
   }
 }
+
+/**
+ * A name Beacon renames or reads but never creates through (a rotated export, `runtime.jsonl.1`):
+ * when something is there, it must be a regular file of the user's that nobody else may write,
+ * judged without following a symlink, so a rotation never carries a planted link along. Missing:
+ * false.
+ */
+export function checkOwnFileIfPresent(path: string): boolean {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  if (st.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link where Beacon expects its own file', `remove the link (rm ${shellQuote(path)}) and run the command again`);
+  if (!st.isFile()) throw unsafePath(path, 'it is not a regular file (a FIFO, a device or a directory)', `move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.untrusted`)})`);
+  judgeOwnerAndMode(path, st, 'file');
+  return true;
+}

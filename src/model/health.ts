@@ -89,6 +89,28 @@ export interface GrpcHealth extends ReceiverCounters {
   error?: string;
 }
 
+/**
+ * The runtime.jsonl export, when `exportPath` is set. `refused`: the path failed the file checks
+ * (another user's directory or file, a symlink…), so nothing is written there; `failing`: a write
+ * failed (a full disk…). Either way events are still stored in the log, and the export is tried
+ * again (from where its file ends) every 250 ms.
+ */
+export interface ExportHealth {
+  path: string;
+  state: 'exporting' | 'refused' | 'failing';
+  /** the last log sequence written to the file */
+  cursor: string;
+  lastError: HealthError | null;
+}
+
+/** Spool segments the collector could not ingest since it started (src/collector/spool-loop.ts). */
+export interface SpoolHealth {
+  /** refused (not ours, not a regular file, not rows) and renamed to `*.bad` */
+  setAside: number;
+  /** refused, and could not be renamed either: skipped (and their rename retried) on every pass */
+  unmovable: number;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -113,6 +135,9 @@ export interface HealthReport extends ReceiverCounters {
   grpc?: GrpcHealth;
   /** one entry per forward destination; absent when none is configured */
   forward?: ForwardHealth[];
+  /** absent when no `exportPath` is configured */
+  export?: ExportHealth;
+  spool?: SpoolHealth;
 }
 
 /** The report and the HTTP status it is served with: 200 while the collector can store, 503 when it cannot. */

@@ -8,6 +8,7 @@ import type { EventLog } from '../store/log/event-log';
 import { openLogReadonly } from './read-log';
 import { inspectLog, logProblem } from '../store/log/log-file';
 import { forwardChecks } from './forward-checks';
+import { exportChecks } from './export-check';
 import type { HealthReport } from '../model/health';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig, type GooseConfigView } from './goose-config';
@@ -65,7 +66,7 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const log = logChecks(ctx.log);
   const checks: Check[] = [collector];
   if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
-  checks.push(...forwardChecks(health?.forward), goose, ...otlp, ...environment, ...(await plugin), ...log);
+  checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export), goose, ...otlp, ...environment, ...(await plugin), ...log);
   if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
 }

@@ -2,35 +2,20 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { hookTokenPath, readHookToken } from '../../src/config/hook-token';
 import { spoolDir, spoolRows } from '../../src/ingest/spool';
 import { beaconRows } from '../helpers/beacon-rows';
 import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
+import { ATTACKER, otherUser } from '../helpers/other-user';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 /**
  * Issue 22 items 1 and 3: Beacon's directories and files are checked like ~/.ssh. The attacker is a
  * second, unprivileged local user: `nobody` (uid 65534), reached with setpriv from root (CI runs as
- * root). Where this process cannot become another user the test is skipped and says why.
+ * root, test/helpers/other-user.ts). Where this process cannot become another user the test is skipped and says why.
  */
-const ATTACKER = 65534;
-
-function otherUser(t: TestContext): ((script: string, stdin?: string) => void) | undefined {
-  if (process.getuid?.() !== 0) {
-    t.skip('needs root to act as a second user (setpriv --reuid 65534): run the suite as root, as CI does');
-    return undefined;
-  }
-  if (spawnSync('setpriv', ['--version']).status !== 0) {
-    t.skip('setpriv (util-linux) is not installed: cannot act as a second user');
-    return undefined;
-  }
-  return (script, stdin) => {
-    const r = spawnSync('setpriv', [`--reuid=${ATTACKER}`, `--regid=${ATTACKER}`, '--clear-groups', 'sh', '-c', script], { input: stdin, encoding: 'utf8' });
-    assert.equal(r.status, 0, `as uid ${ATTACKER}: ${script}: ${r.stderr}`);
-  };
-}
 
 /** A home the second user can reach: 0755, with a ~/.beacon anyone may write (a shared or careless setup). */
 function reachableHome(): string {
