@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -147,8 +147,9 @@ describe('dashboard login', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} 
 
     const res = await page.goto(`${collector.url}/events`, { waitUntil: 'load' });
     assert.equal(res?.status(), 403, 'the owner\'s id was replaced by the copier');
-    assert.match(await res!.text(), /session was ended because a replaced cookie of it came back.*beacon dashboard --open/);
+    const told = await res!.text();
     assert.equal((await replay('/sessions', thief)).status, 403, 'the copier lost the session too');
+    assert.match(told, /session was ended because a replaced cookie of it came back.*beacon dashboard --open/, 'the owner is told why, and what to do');
     assert.equal((await replay('/api/changes', thief)).status, 403);
     assert.equal((await replay('/sessions', copied)).status, 403);
 
@@ -169,5 +170,48 @@ describe('dashboard login', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} 
     assert.equal((await replay('/sessions', copied)).status, 403, 'the copy is refused');
     assert.equal(await load(page, '/sessions'), 403, 'and its coming back ended the owner\'s session');
     await Promise.all(tabs.map((p) => p.close()));
+  });
+});
+
+describe('beacon dashboard --open: the login page does not outlive its use', () => {
+  let collector: RunningCollector;
+  before(async () => {
+    collector = await startCollector({ env: { BEACON_DASHBOARD_TOKEN: TOKEN } });
+  });
+  after(async () => {
+    await collector?.stop();
+  });
+
+  /** The command with `bin` as its whole PATH (node is started by its absolute path) and a TMPDIR of its own. */
+  function open(bin: string) {
+    const tmp = tempDir('login-tmp-');
+    const proc = spawn(process.execPath, [BEACON_BIN, 'dashboard', '--open', '--port', String(collector.port)], {
+      env: { ...process.env, HOME: tempDir(), BEACON_DASHBOARD_TOKEN: TOKEN, PATH: bin, TMPDIR: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr!.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>((r) => proc.on('exit', (status, signal) => r({ status, signal, stderr })));
+    return { proc, tmp, exited };
+  }
+
+  it('no opener on PATH: the page is removed at once and the command says to open the printed URL', async () => {
+    const { tmp, exited } = open(tempDir('no-opener-'));
+    const r = await exited;
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /could not start a browser \(xdg-open\); open the URL printed above/);
+    assert.deepEqual(readdirSync(tmp), []);
+  });
+
+  it('interrupted while it waits for the browser: the page is removed', async () => {
+    const bin = tempDir('idle-opener-');
+    writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const { proc, tmp, exited } = open(bin);
+    const dir = await waitFor(() => readdirSync(tmp), (d) => d.length === 1 && existsSync(join(tmp, d[0]!, 'login.html')), 'the login page was written');
+    assert.match(dir[0]!, /^beacon-login-/);
+    proc.kill('SIGINT');
+    const r = await exited;
+    assert.equal(r.signal, 'SIGINT');
+    assert.deepEqual(readdirSync(tmp), []);
   });
 });
