@@ -6,16 +6,18 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
  * - `beacon dashboard --open` asks for a **login code** (with the token, as a Bearer header) and
  *   writes it into a 0600 page that posts it to /login (login.ts): good for one use within
  *   CODE_TTL_MS, and never on a command line (/proc/PID/cmdline is readable by every local user).
- * - a code (or `?token=`, typed by hand) starts a **session**: a random id in the cookie, known only
- *   to this collector's memory, replaced on every page the browser loads. Cookies are not scoped by
- *   port, so a server another user runs on 127.0.0.1 receives the id. The ids a session has had
- *   form one family (the refresh-token-rotation pattern): an id replaced less than
- *   ROTATION_GRACE_MS ago is still honoured (two tabs, a request already in flight, a response the
- *   browser dropped when you clicked on: the browser is handed the current id again); an id replaced
- *   longer ago that comes back means two clients hold the session, one of them a copy, and the
- *   whole family ends — the copier's current id and yours — so you sign in again and the copier
- *   has nothing. A session also ends after SESSION_IDLE_MS unused, SESSION_MAX_MS in all, and when
- *   the collector stops.
+ * - a code (or `?token=`, typed by hand) starts a **session**: the cookie holds `<family>.<secret>`,
+ *   both random, known only to this collector's memory; every page the browser loads replaces the
+ *   secret. Cookies are not scoped by port, so a server another user runs on 127.0.0.1 receives the
+ *   cookie. A session is one family of ids (the refresh-token-rotation pattern): a secret replaced
+ *   less than ROTATION_GRACE_MS ago is still honoured (two tabs, a request already in flight, a
+ *   response the browser dropped when you clicked on: the browser is handed the current id again);
+ *   any other secret presented for the family — one replaced longer ago, so two clients hold the
+ *   session and one is a copy — ends the whole family, the copier's current id and yours: you sign
+ *   in again and the copier has nothing. Knowing the family (only a holder of a cookie does) lets
+ *   one end the session, never keep it; no replaced secret needs remembering past its grace, so no
+ *   number of page loads makes an old copy forgotten. A session also ends after SESSION_IDLE_MS
+ *   unused, SESSION_MAX_MS in all, and when the collector stops.
  */
 export const CODE_TTL_MS = 60_000;
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -24,41 +26,36 @@ export const ROTATION_GRACE_MS = 5_000;
 /** Bounds on what a flood of logins or page loads can make this process hold. */
 const MAX_CODES = 64;
 const MAX_SESSIONS = 256;
-/**
- * Replaced ids remembered to recognise their reuse, oldest forgotten first: one a page load, so a
- * day of busy use; an id older than that is refused as unknown (403) without ending its session.
- */
-const MAX_REPLACED = 4096;
+/** Replaced secrets still inside their grace, per session; past this, the oldest counts as reused (it ends the session, never keeps it). */
+const MAX_IN_GRACE = 16;
 
 interface Family {
   createdAt: number;
   idleUntil: number;
-  /** the id the browser should hold now; undefined once the family has ended */
-  current?: string;
+  /** the secret of the id the browser should hold now; undefined once the session has ended */
+  secret?: string;
+  /** secrets replaced less than ROTATION_GRACE_MS ago, oldest first */
+  justReplaced: { secret: string; at: number }[];
 }
 
 /** What a presented session id is. */
 export type SessionCheck =
   | { state: 'current' } // live: a page load replaces it
   | { state: 'just-replaced'; current: string } // replaced less than ROTATION_GRACE_MS ago: honoured, the browser gets `current` again
-  | { state: 'reused' } // replaced longer ago and presented again: its session has just been ended
-  | { state: 'ended' } // one of a session's replaced ids came back earlier: the session is over
-  | { state: 'unknown' }; // never issued, expired, or forgotten
+  | { state: 'reused' } // another secret of a live session (one replaced longer ago): the session has just been ended
+  | { state: 'ended' } // the session ended earlier, on a reuse
+  | { state: 'unknown' }; // never issued, expired, or malformed
 
 export class DashboardLogins {
   private readonly codes = new Map<string, number>();
-  /** each live session's current id */
-  private readonly live = new Map<string, Family>();
-  /** ids that were replaced (or belonged to an ended session), in the order they were */
-  private readonly replaced = new Map<string, { family: Family; at: number }>();
+  /** sessions by family key, oldest first */
+  private readonly families = new Map<string, Family>();
 
   constructor(private readonly token: string, private readonly now: () => number = Date.now) {}
 
   /** The token itself, compared in constant time (`Authorization: Bearer`, `?token=`). */
   isToken(offered: string): boolean {
-    const x = Buffer.from(offered);
-    const y = Buffer.from(this.token);
-    return x.length === y.length && timingSafeEqual(x, y);
+    return sameSecret(offered, this.token);
   }
 
   /** A one-use login code, valid CODE_TTL_MS. */
@@ -87,64 +84,58 @@ export class DashboardLogins {
   /** A new session's id. */
   startSession(): string {
     const now = this.now();
-    this.prune(now);
-    const id = newId();
-    this.live.set(id, { createdAt: now, idleUntil: now + SESSION_IDLE_MS, current: id });
-    return id;
+    for (const [key, f] of this.families) if (expired(f, now)) this.families.delete(key);
+    // the oldest first: a flood of logins ends the earliest sessions, never grows the map
+    while (this.families.size >= MAX_SESSIONS) this.families.delete(this.families.keys().next().value!);
+    const key = newSecret();
+    const family: Family = { createdAt: now, idleUntil: now + SESSION_IDLE_MS, secret: newSecret(), justReplaced: [] };
+    this.families.set(key, family);
+    return `${key}.${family.secret}`;
   }
 
   /** What `id` is; a use of a live session extends its idle expiry (not past its maximum). A reuse ends the session. */
   check(id: string): SessionCheck {
     const now = this.now();
-    const live = this.live.get(id);
-    if (live && !expired(live, now)) {
-      live.idleUntil = now + SESSION_IDLE_MS;
+    const { key, secret } = parseId(id);
+    const family = this.families.get(key);
+    if (!family || expired(family, now)) return { state: 'unknown' };
+    if (family.secret === undefined) return { state: 'ended' };
+    if (sameSecret(secret, family.secret)) {
+      family.idleUntil = now + SESSION_IDLE_MS;
       return { state: 'current' };
     }
-    const old = this.replaced.get(id);
-    if (!old || expired(old.family, now)) return { state: 'unknown' }; // pruned at the next login
-    const { family } = old;
-    if (family.current === undefined) return { state: 'ended' };
-    if (this.live.get(family.current) !== family) return { state: 'unknown' }; // expired, or evicted by a flood of logins
-    if (now - old.at < ROTATION_GRACE_MS) {
+    if (family.justReplaced.some((r) => now - r.at < ROTATION_GRACE_MS && sameSecret(secret, r.secret))) {
       family.idleUntil = now + SESSION_IDLE_MS;
-      return { state: 'just-replaced', current: family.current };
+      return { state: 'just-replaced', current: `${key}.${family.secret}` };
     }
-    this.end(family, now);
+    family.secret = undefined; // the copier's id and the owner's: neither opens the dashboard again
+    family.justReplaced = [];
     return { state: 'reused' };
   }
 
   /** Replaces a current id by a new one of the same session (same age); undefined when `id` is not current. */
   rotate(id: string): string | undefined {
-    const family = this.live.get(id);
-    if (!family) return undefined;
+    const { key, secret } = parseId(id);
+    const family = this.families.get(key);
+    if (!family?.secret || !sameSecret(secret, family.secret)) return undefined;
     const now = this.now();
-    const next = newId();
-    this.live.delete(id);
-    this.remember(id, family, now);
-    this.live.set(next, family);
-    family.current = next;
-    return next;
-  }
-
-  private end(family: Family, now: number): void {
-    this.live.delete(family.current!);
-    this.remember(family.current!, family, now);
-    family.current = undefined;
-  }
-
-  private remember(id: string, family: Family, at: number): void {
-    this.replaced.set(id, { family, at });
-    if (this.replaced.size > MAX_REPLACED) this.replaced.delete(this.replaced.keys().next().value!);
-  }
-
-  private prune(now: number): void {
-    for (const [id, f] of this.live) if (expired(f, now)) this.live.delete(id);
-    for (const [id, r] of this.replaced) if (expired(r.family, now)) this.replaced.delete(id);
-    // the oldest first: a flood of logins ends the earliest sessions, never grows the map
-    while (this.live.size >= MAX_SESSIONS) this.live.delete(this.live.keys().next().value!);
+    family.justReplaced = [...family.justReplaced.filter((r) => now - r.at < ROTATION_GRACE_MS), { secret: family.secret, at: now }].slice(-MAX_IN_GRACE);
+    family.secret = newSecret();
+    return `${key}.${family.secret}`;
   }
 }
 
-const newId = (): string => randomBytes(32).toString('base64url');
+/** `<family>.<secret>`; an id without a dot names no family. */
+function parseId(id: string): { key: string; secret: string } {
+  const dot = id.indexOf('.');
+  return dot < 0 ? { key: '', secret: '' } : { key: id.slice(0, dot), secret: id.slice(dot + 1) };
+}
+
+const newSecret = (): string => randomBytes(32).toString('base64url');
 const expired = (f: Family, now: number): boolean => f.idleUntil <= now || now - f.createdAt >= SESSION_MAX_MS;
+
+function sameSecret(offered: string, expected: string): boolean {
+  const x = Buffer.from(offered);
+  const y = Buffer.from(expected);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -141,7 +141,7 @@ describe('dashboard login', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} 
     const copied = await copiedCookie(page);
     const taken = await replay('/sessions', copied);
     assert.equal(taken.status, 200, 'the copy works until the owner\'s next request (what remains, README)');
-    const thief = /beacon_dashboard=([\w-]+)/.exec(String(taken.headers.get('set-cookie')))?.[1];
+    const thief = /beacon_dashboard=([\w.-]+)/.exec(String(taken.headers.get('set-cookie')))?.[1];
     assert.ok(thief, 'the copier\'s page load replaced the id');
     await new Promise((r) => setTimeout(r, GRACE_MS + 500));
 

@@ -218,7 +218,7 @@ describe('dashboard routes (fastify inject)', () => {
     const r = await t.app.inject({ url: '/sessions?since=7d&token=sekrit-123', headers: h });
     assert.equal(r.statusCode, 303);
     assert.equal(r.headers.location, '/sessions?since=7d');
-    const m = /^beacon_dashboard=([\w-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(r.headers['set-cookie']));
+    const m = /^beacon_dashboard=([\w.-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(r.headers['set-cookie']));
     assert.ok(m, String(r.headers['set-cookie']));
     assert.ok(!m[1]!.includes('sekrit'));
     assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: 'beacon_dashboard=sekrit-123' } })).statusCode, 403, 'the token is no cookie');
@@ -228,7 +228,7 @@ describe('dashboard routes (fastify inject)', () => {
     assert.equal(api.headers['set-cookie'], undefined);
     const page = await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${m[1]}` } });
     assert.equal(page.statusCode, 200);
-    const next = /^beacon_dashboard=([\w-]+);/.exec(String(page.headers['set-cookie']))![1]!;
+    const next = /^beacon_dashboard=([\w.-]+);/.exec(String(page.headers['set-cookie']))![1]!;
     assert.notEqual(next, m[1]);
     assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${next}` } })).statusCode, 200);
     assert.equal((await t.app.inject({ url: '/api/changes', headers: { ...h, authorization: 'Bearer sekrit-123' } })).statusCode, 200);
@@ -262,7 +262,7 @@ describe('dashboard routes (fastify inject)', () => {
     assert.equal(first.statusCode, 200);
     assert.match(first.body, /<meta http-equiv="refresh" content="0; url=\/">/);
     assert.equal(first.headers['content-security-policy'] !== undefined, true);
-    const id = /^beacon_dashboard=([\w-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(first.headers['set-cookie']))?.[1];
+    const id = /^beacon_dashboard=([\w.-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(first.headers['set-cookie']))?.[1];
     assert.ok(id, String(first.headers['set-cookie']));
     assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${id}` } })).statusCode, 200);
     assert.equal(await state(), 'gone');
@@ -276,14 +276,14 @@ describe('dashboard routes (fastify inject)', () => {
     const t = await app(log, { token: 'sekrit-123' });
     const h = { host: 'localhost:4318' };
     const login = await t.app.inject({ url: '/?token=sekrit-123', headers: h });
-    const id = /^beacon_dashboard=([\w-]+);/.exec(String(login.headers['set-cookie']))![1]!;
+    const id = /^beacon_dashboard=([\w.-]+);/.exec(String(login.headers['set-cookie']))![1]!;
     const page = (cookie: string, url = '/sessions') => t.app.inject({ url, headers: { ...h, cookie: `beacon_dashboard=${cookie}` } });
     const copy = await page(id);
-    const next = /^beacon_dashboard=([\w-]+);/.exec(String(copy.headers['set-cookie']))![1]!;
+    const next = /^beacon_dashboard=([\w.-]+);/.exec(String(copy.headers['set-cookie']))![1]!;
     // inside the grace the replaced id is honoured and handed the current one (a second tab, a dropped response)
     const tab = await page(id, '/api/changes');
     assert.equal(tab.statusCode, 200);
-    assert.equal(/^beacon_dashboard=([\w-]+);/.exec(String(tab.headers['set-cookie']))?.[1], next);
+    assert.equal(/^beacon_dashboard=([\w.-]+);/.exec(String(tab.headers['set-cookie']))?.[1], next);
     await new Promise((r) => setTimeout(r, 5_100));
     const back = await page(id);
     assert.equal(back.statusCode, 403);

@@ -32,6 +32,25 @@ describe('dashboard session families', () => {
     assert.equal(l.check(c).state, 'ended');
   });
 
+  it('no number of page loads by the copier makes the owner\'s replaced id forgotten', () => {
+    const { l, advance } = logins();
+    const owners = l.startSession();
+    let copier = l.rotate(owners)!;
+    for (let i = 0; i < 10_000; i++) copier = l.rotate(copier)!;
+    advance(ROTATION_GRACE_MS);
+    assert.equal(l.check(owners).state, 'reused');
+    assert.equal(l.check(copier).state, 'ended');
+  });
+
+  it('a made-up secret for a live session ends it (only a holder of its cookie knows the family); a made-up family is unknown', () => {
+    const { l } = logins();
+    const id = l.startSession();
+    assert.equal(l.check('nodot').state, 'unknown');
+    assert.equal(l.check(`x${id}`).state, 'unknown');
+    assert.equal(l.check(`${id}x`).state, 'reused');
+    assert.equal(l.check(id).state, 'ended');
+  });
+
   it('within the grace a just-replaced id is honoured and answered with the current id (two tabs, a dropped response)', () => {
     const { l, advance } = logins();
     const a = l.startSession();
