@@ -4,25 +4,24 @@ import { BeaconError } from '../model/errors';
 import type { HealthReport } from '../model/health';
 import { clientScript, stylesheet } from './assets';
 import type { Query } from './context';
-import { param } from './context';
 import { PAGE_PATHS } from './page-routes';
 import { QueryThread } from './query-thread';
 import { SECURITY_HEADERS } from './security';
-import { CODE_TTL_MS, DashboardLogins, SESSION_MAX_MS } from './sessions';
+import { isSignedIn, loginRoutes, tokenGuard } from './login';
+import { DashboardLogins } from './sessions';
 
 export interface DashboardOptions {
   /** the event log the pages read (on the query thread's own read-only connection, opened on the first request) */
   logPath: string;
   /** the collector's health report, the same the `/health` route sends */
   health: () => HealthReport;
-  /** when set, every dashboard request must carry it (shared machines): a login (`?code=`, `?token=`), then a session cookie */
+  /** when set, every dashboard request must carry it (shared machines): a login (POST /login with a code, `?token=`), then a session cookie */
   token?: string;
   retention: { maxAgeDays: number; maxBytes: number };
   /** where the pricing overrides file is looked up */
   env: NodeJS.ProcessEnv;
 }
 
-const COOKIE = 'beacon_dashboard';
 const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
@@ -82,59 +81,11 @@ async function routes(app: FastifyInstance, options: DashboardOptions, queries: 
       .header('content-disposition', 'attachment; filename="beacon-events.jsonl"')
       .send(Readable.from(lines()));
   });
-  // `beacon dashboard --open` trades the token for a one-use code to put on the browser's command line.
-  app.post('/api/login-code', async (req, reply) => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-    const auth = req.headers.authorization;
-    // never from a page (a browser sends Origin on a POST): only a client holding the token asks
-    if (!logins || req.headers.origin !== undefined || !auth?.startsWith('Bearer ') || !logins.isToken(auth.slice(7))) {
-      throw new BeaconError('forbidden', '403 forbidden: a login code is given for the dashboard token (Authorization: Bearer), to `beacon dashboard --open`');
-    }
-    return reply.type('application/json').send({ code: logins.issueCode(), expiresInSeconds: CODE_TTL_MS / 1000 });
-  });
+  loginRoutes(app, logins);
   // Not '/': a POST there is an OTLP endpoint set without its /v1/traces, which the 404 explains.
   for (const path of [...PAGE_PATHS.filter((p) => p !== '/'), '/events.jsonl', '/api/changes', '/assets/app.js', '/assets/app.css']) {
     app.route({ method: [...NON_GET], url: path, handler: async () => { throw new BeaconError('method_not_allowed', '405 method not allowed: the dashboard is read-only, supported: [GET]'); } });
   }
-}
-
-/**
- * Every dashboard request's first step: the security headers, then, when the dashboard has a token,
- * a login: `?code=` (from `beacon dashboard --open`) or `?token=` once, moved into a session cookie;
- * then the session cookie (a page load replaces it, see sessions.ts), or the token as a Bearer header.
- */
-function tokenGuard(logins: DashboardLogins | undefined, page: boolean) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-    if (!logins) return;
-    const q = req.query as Query;
-    const code = param(q, 'code');
-    const offered = param(q, 'token');
-    if ((code !== undefined && logins.redeemCode(code)) || (offered !== undefined && logins.isToken(offered))) {
-      const url = new URL(req.url, 'http://x');
-      url.searchParams.delete('token');
-      url.searchParams.delete('code');
-      reply.header('set-cookie', sessionCookie(logins.startSession()));
-      return reply.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    const who = signedIn(logins, req);
-    if (!who) throw new BeaconError('forbidden', '403 forbidden: this dashboard needs its token (the "dashboardToken" setting); run `beacon dashboard --open`, or open the URL it prints');
-    const next = page && who.session !== undefined ? logins.rotate(who.session) : undefined;
-    if (next) reply.header('set-cookie', sessionCookie(next));
-  };
-}
-
-/** The request's login: the token as a Bearer header, or a live session cookie (its id); undefined for neither. */
-function signedIn(logins: DashboardLogins, req: FastifyRequest): { session?: string } | undefined {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ') && logins.isToken(auth.slice(7))) return {};
-  const session = cookieValue(req.headers.cookie, COOKIE);
-  return session !== undefined && logins.touch(session) ? { session } : undefined;
-}
-
-/** A cookie scripts cannot read and other sites never send; it names a session, never the token. */
-function sessionCookie(id: string): string {
-  return `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_MS / 1000}`;
 }
 
 /**
@@ -143,23 +94,9 @@ function sessionCookie(id: string): string {
  */
 async function notFound(queries: QueryThread, logins: DashboardLogins | undefined, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   if (req.method !== 'GET' || !(req.headers.accept ?? '').includes('text/html')) return false;
-  if (logins && !signedIn(logins, req)) return false;
+  if (logins && !isSignedIn(logins, req)) return false;
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
   const { html } = await queries.ask({ kind: 'not-found', path: req.url.split('?')[0]! });
   void reply.code(404).type('text/html; charset=utf-8').send(html);
   return true;
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }

@@ -218,7 +218,7 @@ describe('dashboard routes (fastify inject)', () => {
     const r = await t.app.inject({ url: '/sessions?since=7d&token=sekrit-123', headers: h });
     assert.equal(r.statusCode, 303);
     assert.equal(r.headers.location, '/sessions?since=7d');
-    const m = /^beacon_dashboard=([\w-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(r.headers['set-cookie']));
+    const m = /^beacon_dashboard=([\w.-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(r.headers['set-cookie']));
     assert.ok(m, String(r.headers['set-cookie']));
     assert.ok(!m[1]!.includes('sekrit'));
     assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: 'beacon_dashboard=sekrit-123' } })).statusCode, 403, 'the token is no cookie');
@@ -228,7 +228,7 @@ describe('dashboard routes (fastify inject)', () => {
     assert.equal(api.headers['set-cookie'], undefined);
     const page = await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${m[1]}` } });
     assert.equal(page.statusCode, 200);
-    const next = /^beacon_dashboard=([\w-]+);/.exec(String(page.headers['set-cookie']))![1]!;
+    const next = /^beacon_dashboard=([\w.-]+);/.exec(String(page.headers['set-cookie']))![1]!;
     assert.notEqual(next, m[1]);
     assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${next}` } })).statusCode, 200);
     assert.equal((await t.app.inject({ url: '/api/changes', headers: { ...h, authorization: 'Bearer sekrit-123' } })).statusCode, 200);
@@ -237,19 +237,59 @@ describe('dashboard routes (fastify inject)', () => {
     await t.writer.close();
   });
 
-  it('a login code: given for the token (never to a page), good once', async () => {
+  it('a login code: given for the token (never to a page), posted to /login by a file page (Origin: null), good once', async () => {
     const t = await app(log, { token: 'sekrit-123' });
     const h = { host: 'localhost:4318' };
+    const bearer = { ...h, authorization: 'Bearer sekrit-123' };
     assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code', headers: h })).statusCode, 403);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code', headers: { ...h, authorization: 'Bearer sekrit-123', origin: 'http://localhost:4318' } })).statusCode, 403);
-    const r = await t.app.inject({ method: 'POST', url: '/api/login-code', headers: { ...h, authorization: 'Bearer sekrit-123' } });
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code', headers: { ...bearer, origin: 'http://localhost:4318' } })).statusCode, 403);
+    const r = await t.app.inject({ method: 'POST', url: '/api/login-code', headers: bearer });
     assert.equal(r.statusCode, 200);
     const { code, expiresInSeconds } = r.json() as { code: string; expiresInSeconds: number };
     assert.equal(expiresInSeconds, 60);
-    const first = await t.app.inject({ url: `/?code=${code}`, headers: h });
-    assert.equal(first.statusCode, 303);
-    assert.match(String(first.headers['set-cookie']), /^beacon_dashboard=/);
-    assert.equal((await t.app.inject({ url: `/?code=${code}`, headers: h })).statusCode, 403, 'used once');
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const state = async () => (await t.app.inject({ method: 'POST', url: '/api/login-code/state', headers: { ...bearer, ...form }, payload: `code=${code}` })).json().state;
+    assert.equal(await state(), 'pending');
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/login-code/state', headers: { ...h, ...form }, payload: `code=${code}` })).statusCode, 403, 'the state is told to the token only');
+
+    assert.equal((await t.app.inject({ url: `/?code=${code}`, headers: h })).statusCode, 403, 'a code in a URL logs nobody in');
+    const post = (headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/login', headers: { ...h, ...form, ...headers }, payload: `code=${code}` });
+    assert.equal((await post({ origin: 'http://evil.example' })).statusCode, 403, 'a web page never posts a login');
+    assert.equal((await post({ origin: 'http://127.0.0.1:9999' })).statusCode, 403, 'nor another port\'s page');
+    assert.equal((await t.app.inject({ method: 'POST', url: '/login', headers: { host: 'evil.example', ...form, origin: 'null' }, payload: `code=${code}` })).statusCode, 403, 'the Host guard first');
+    assert.equal(await state(), 'pending', 'the refused posts spent nothing');
+    const first = await post({ origin: 'null' });
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /<meta http-equiv="refresh" content="0; url=\/">/);
+    assert.equal(first.headers['content-security-policy'] !== undefined, true);
+    const id = /^beacon_dashboard=([\w.-]{40,}); Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/.exec(String(first.headers['set-cookie']))?.[1];
+    assert.ok(id, String(first.headers['set-cookie']));
+    assert.equal((await t.app.inject({ url: '/sessions', headers: { ...h, cookie: `beacon_dashboard=${id}` } })).statusCode, 200);
+    assert.equal(await state(), 'gone');
+    assert.equal((await post({ origin: 'null' })).statusCode, 403, 'used once');
+    await t.app.close();
+    await t.writer.close();
+  });
+
+  // issue 29 item 8: a copier's replay rotated the id and kept the session while the owner got 403
+  it('a replaced session id that comes back after the grace ends the session for every holder', async () => {
+    const t = await app(log, { token: 'sekrit-123' });
+    const h = { host: 'localhost:4318' };
+    const login = await t.app.inject({ url: '/?token=sekrit-123', headers: h });
+    const id = /^beacon_dashboard=([\w.-]+);/.exec(String(login.headers['set-cookie']))![1]!;
+    const page = (cookie: string, url = '/sessions') => t.app.inject({ url, headers: { ...h, cookie: `beacon_dashboard=${cookie}` } });
+    const copy = await page(id);
+    const next = /^beacon_dashboard=([\w.-]+);/.exec(String(copy.headers['set-cookie']))![1]!;
+    // inside the grace the replaced id is honoured and handed the current one (a second tab, a dropped response)
+    const tab = await page(id, '/api/changes');
+    assert.equal(tab.statusCode, 200);
+    assert.equal(/^beacon_dashboard=([\w.-]+);/.exec(String(tab.headers['set-cookie']))?.[1], next);
+    await new Promise((r) => setTimeout(r, 5_100));
+    const back = await page(id);
+    assert.equal(back.statusCode, 403);
+    assert.match(back.body, /session was ended because a replaced cookie of it came back/);
+    assert.equal((await page(next)).statusCode, 403, 'the other holder is out too');
+    assert.equal((await page(next, '/api/changes')).statusCode, 403);
     await t.app.close();
     await t.writer.close();
   });

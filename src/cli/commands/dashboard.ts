@@ -1,7 +1,7 @@
 import { isWildcard, hostPort } from '../../config/hosts';
-import { spawn } from 'node:child_process';
 import { collectorConfig } from '../../config/config';
 import { CONFIG_KEYS } from '../../config/config-keys';
+import { openInBrowser, openSignedIn } from '../browser-login';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags } from '../config-flags';
 import { collectorPort } from '../setup-options';
@@ -40,31 +40,10 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   if (up) out(url);
   else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")
 `);
-  if (values.open) openInBrowser(up ? await browserUrl(url, config.dashboardToken) : new URL(url).origin);
+  if (values.open && up && config.dashboardToken) {
+    // signed in through a private file: neither the token nor a code on the browser's command line
+    const problem = await openSignedIn(new URL(url).origin, config.dashboardToken);
+    if (problem) err(`${problem}\n`);
+  } else if (values.open) openInBrowser(up ? url : new URL(url).origin);
   return up ? 0 : 1;
-}
-
-/**
- * What the browser is started with: never the token, which its command line would show every local
- * user (/proc/PID/cmdline), but a one-use code that expires in a minute (issue 22 item 16). A
- * collector that gives no code gets the bare URL: its page asks for the printed one.
- */
-async function browserUrl(url: string, token: string | undefined): Promise<string> {
-  const origin = new URL(url).origin;
-  if (!token) return url;
-  try {
-    const r = await fetch(`${origin}/api/login-code`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1500) });
-    const { code } = (await r.json()) as { code?: unknown };
-    if (r.ok && typeof code === 'string' && /^[\w-]{16,64}$/.test(code)) return `${origin}/?code=${code}`;
-  } catch {
-    /* an older collector: the bare URL */
-  }
-  return `${origin}/`;
-}
-
-function openInBrowser(url: string): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
-  const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
-  child.on('error', () => undefined); // no opener installed: the printed URL is still there
-  child.unref();
 }
