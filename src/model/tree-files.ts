@@ -65,7 +65,9 @@ function isPrivateGroup(gid: number): boolean {
 const othersMayWrite = (st: Stats) => (st.mode & 0o002) !== 0 || ((st.mode & 0o020) !== 0 && !isPrivateGroup(st.gid));
 
 const refuseLink = (path: string) =>
-  unsafePath(path, 'it is a symbolic link where Beacon expects a directory or a file of yours', `replace the link by the real directory or file (rm ${shellQuote(path)}), or set the agent up by hand`, WHY);
+  unsafePath(path, 'it is a symbolic link where Beacon expects a directory or a file of yours',
+    `remove the link (rm ${shellQuote(path)}) or put what it points at in its place, then run the command again (or make the change by hand)`,
+    'a link there decides which of your files Beacon writes, and another user or a repository checkout may have put it there');
 
 function judgeOwner(path: string, st: Stats, what: string, allowRoot: boolean): void {
   const uid = myUid();
@@ -143,11 +145,6 @@ function walkDir(dir: string, root: string | undefined, create: boolean): { real
     cur = next;
   }
   return { real: cur, created };
-}
-
-/** Checks the directories above `file` (nothing is made): a refusal before anything is written. */
-export function checkTree(file: string, options: TreeOptions = {}): void {
-  walkDir(dirname(file), options.root, false);
 }
 
 /** The file's content, undefined when it (or a directory above it) does not exist. */

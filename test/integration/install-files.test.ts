@@ -6,7 +6,8 @@
  * write is refused with its path and the fix, backups are 0600 and never overwrite each other.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
@@ -141,6 +142,39 @@ describe('symlinks a checkout brought are not followed, in any component (issue 
     assert.equal(readFileSync(claude, 'utf8'), CLAUDE_SETTINGS);
     assert.deepEqual(backupsIn(join(h.home, '.claude')), []);
     assert.deepEqual(readdirSync(elsewhere), []);
+  });
+});
+
+describe('what stays possible', () => {
+  it('a user-scope config directory linked from a dotfiles checkout of the user\'s is edited where it is; the link stays', () => {
+    const h = fakeHome(CLEAN);
+    const real = join(h.home, 'dotfiles', 'gemini');
+    write(join(real, 'settings.json'), '{ "theme": "GitHub" }\n');
+    symlinkSync(real, join(h.home, '.gemini'));
+    const r = beaconIn(h, ['install', 'gemini-cli']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(readFileSync(join(real, 'settings.json'), 'utf8')).telemetry.otlpProtocol, 'http');
+    assert.ok(lstatSync(join(h.home, '.gemini')).isSymbolicLink());
+    assert.equal(beaconIn(h, ['uninstall', 'gemini-cli']).status, 0);
+    assert.equal(readFileSync(join(real, 'settings.json'), 'utf8'), '{ "theme": "GitHub" }\n');
+  });
+
+  it('a group-writable project directory whose group is the user\'s private group (umask 002) is the user\'s', (t) => {
+    const h = fakeHome(CLEAN);
+    const me = userInfo();
+    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[2] === String(me.gid));
+    if (!line || line.split(':')[0] !== me.username || (line.split(':')[3] ?? '') !== '') return t.skip(`no private group for ${me.username} in /etc/group`);
+    chmodSync(h.cwd, 0o775);
+    const r = beaconIn(h, ['install', 'qwen-code', '--scope', 'project']);
+    assert.equal(r.status, 0, r.stderr);
+    if (process.getuid?.() !== 0) return;
+    // the counterpart: the same mode with another group (whose members may write) is refused
+    const other = fakeHome(CLEAN);
+    chmodSync(other.cwd, 0o775);
+    chownSync(other.cwd, 0, ATTACKER);
+    const refused = beaconIn(other, ['install', 'qwen-code', '--scope', 'project']);
+    assert.notEqual(refused.status, 0, refused.stdout);
+    assert.match(refused.stderr, new RegExp(`refusing ${re(other.cwd)}: other users may write the directory \\(mode 775\\)`));
   });
 });
 
