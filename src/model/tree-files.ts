@@ -40,7 +40,7 @@ export interface TreeWriteOptions extends TreeOptions {
   newMode?: number;
 }
 
-const WHY = 'another user could swap what Beacon writes there for a link to a file of yours (or read what it copies), so (as ssh does for ~/.ssh) it must be yours alone';
+const WHY = 'Another user could swap what Beacon writes there for a link to a file of yours (or read what it copies), so (as ssh does for ~/.ssh) it must be yours alone';
 const MAX_LINKS = 40; // as the kernel's ELOOP limit
 
 const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
@@ -67,7 +67,7 @@ const othersMayWrite = (st: Stats) => (st.mode & 0o002) !== 0 || ((st.mode & 0o0
 const refuseLink = (path: string) =>
   unsafePath(path, 'it is a symbolic link where Beacon expects a directory or a file of yours',
     `remove the link (rm ${shellQuote(path)}) or put what it points at in its place, then run the command again (or make the change by hand)`,
-    'a link there decides which of your files Beacon writes, and another user or a repository checkout may have put it there');
+    'A link there decides which of your files Beacon writes, and another user or a repository checkout may have put it there');
 
 function judgeOwner(path: string, st: Stats, what: string, allowRoot: boolean): void {
   const uid = myUid();
