@@ -16,9 +16,11 @@ import { shellQuote } from './shell-quote';
 
 const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
-/** The one refusal: names the path, what is wrong with it, and the command that fixes it. */
-export function unsafePath(path: string, problem: string, fix: string): BeaconError {
-  return new BeaconError('unsafe_file', `refusing ${path}: ${problem}. Beacon keeps events and secrets there, so (as ssh does for ~/.ssh) it must be yours alone. Fix: ${fix}`);
+const OWN_FILES_WHY = 'Beacon keeps events and secrets there, so (as ssh does for ~/.ssh) it must be yours alone';
+
+/** The one refusal: names the path, what is wrong with it, why that matters, and the command that fixes it. */
+export function unsafePath(path: string, problem: string, fix: string, why = OWN_FILES_WHY): BeaconError {
+  return new BeaconError('unsafe_file', `refusing ${path}: ${problem}. ${why}. Fix: ${fix}`);
 }
 
 function judgeOwnerAndMode(path: string, st: Stats, what: 'directory' | 'file'): void {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { BeaconError } from '../model/errors';
+import { backupInTree, readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
 import { readState, writeState } from './install';
 import { applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, Scope, Target } from './agents/spec';
@@ -33,6 +33,8 @@ export interface AgentFileState {
   /** install created the file (uninstall removes it), and these directories */
   created: boolean;
   createdDirs: string[];
+  /** project scope: the project directory, below which no symlink is followed (model/tree-files.ts) */
+  root?: string;
   /** the file as it was before Beacon's first edit (a whole-file restore is exact while the file is still Beacon's last write) */
   backup?: string;
   originalSha?: string;
@@ -41,6 +43,9 @@ export interface AgentFileState {
 }
 
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+/** No agent's settings file comes near this; a larger one is refused, not read. */
+const MAX_SETTINGS_BYTES = 8 << 20;
+const treeOf = (entry: Pick<AgentFileState, 'root'>): TreeOptions => (entry.root ? { root: entry.root } : {});
 const stateKey = (agent: string, scope: Scope) => `${agent}:${scope}`;
 const show = (v: unknown) => JSON.stringify(v);
 const keyName = (format: SettingsFormat, path: string[]) => (format === 'toml' ? `[${path[0]}] ${path.slice(1).join('.')}` : path.join('.'));
@@ -83,8 +88,12 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
   const sf = resolveFile(spec, o.scope, o);
   const wanted = spec.keys(o.target, o.capture);
   if (sf && wanted.length > 0) {
-    const existed = existsSync(sf.path);
-    const text = existed ? readFileSync(sf.path, 'utf8') : '';
+    const root = o.scope === 'project' ? o.cwd : undefined;
+    const tree = treeOf({ root });
+    // Read through the checked tree: a symlink planted on the way, or a directory others may write, is refused here, before any write.
+    const bytes = readInTree(sf.path, MAX_SETTINGS_BYTES, tree);
+    const existed = bytes !== undefined;
+    const text = bytes?.toString('utf8') ?? '';
     const parsed = parseSettings(sf.format, text);
     if (parsed.error !== undefined) throw new BeaconError('bad_data', `${sf.path} does not parse (${parsed.error}): fix it, then run beacon install ${spec.id} again. Nothing was changed.`);
     const key = stateKey(spec.id, o.scope);
@@ -118,19 +127,13 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
       const secret = (path: string[]) => wanted.some((k) => k.secret && isDeepStrictEqual(k.path, path));
       for (const e of edits) report.push(`${would}set ${keyName(sf.format, e.path)} = ${secret(e.path) ? '(with the collector\'s otlpToken)' : show(e.value)} in ${sf.path}`);
       if (!o.dryRun) {
-        const createdDirs: string[] = [];
-        for (let d = dirname(sf.path); !existsSync(d); d = dirname(d)) createdDirs.push(d);
-        mkdirSync(dirname(sf.path), { recursive: true });
         let backup: string | undefined;
         if (existed) {
-          const stamp = (o.now ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-          backup = `${sf.path}.beacon-backup-${stamp}`;
-          copyFileSync(sf.path, backup);
+          backup = backupInTree(sf.path, bytes, o.now ?? new Date(), tree);
           report.push(`backup: ${backup}`);
         }
-        writeFileSync(sf.path, out);
-        // The otlpToken is worth nothing if other users can read it here.
-        if (wanted.some((k) => k.secret)) chmodSync(sf.path, 0o600);
+        // The otlpToken is worth nothing if other users can read it here: such a file is written 0600.
+        const createdDirs = writeInTree(sf.path, out, { ...tree, secret: wanted.some((k) => k.secret) }).created.reverse();
         // The chain of Beacon's writes is unbroken when the file is still what Beacon last wrote:
         // the first backup then still restores it exactly. Otherwise undo key by key.
         const unbroken = prior !== undefined && prior.file === sf.path && prior.writtenSha === sha(text);
@@ -138,7 +141,7 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
         for (const r of records) merged.set(JSON.stringify(r.path), r);
         const entry: AgentFileState = prior && prior.file === sf.path
           ? { ...prior, writtenSha: sha(out), keys: [...merged.values()], ...(unbroken ? {} : { backup: undefined, originalSha: undefined }) }
-          : { agent: spec.id, scope: o.scope, file: sf.path, format: sf.format, created: !existed, createdDirs, ...(backup ? { backup, originalSha: sha(text) } : {}), writtenSha: sha(out), keys: records };
+          : { agent: spec.id, scope: o.scope, file: sf.path, format: sf.format, created: !existed, createdDirs, ...(root ? { root } : {}), ...(backup ? { backup, originalSha: sha(bytes!) } : {}), writtenSha: sha(out), keys: records };
         saveAgentState(o.env, key, entry);
       }
     }
@@ -164,20 +167,23 @@ export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope
   if (sf && !entry) report.push(`nothing to undo in ${sf.path}: beacon install ${spec.id} did not edit it`);
   if (entry) {
     const file = entry.file;
-    if (!existsSync(file)) {
+    const tree = treeOf(entry);
+    const bytes = readInTree(file, MAX_SETTINGS_BYTES, tree);
+    if (bytes === undefined) {
       report.push(`${file} is gone: nothing to undo`);
     } else {
-      const text = readFileSync(file, 'utf8');
-      const ours = sha(text) === entry.writtenSha;
+      const ours = sha(bytes) === entry.writtenSha;
+      // The backup this entry names (each install's has a name of its own), only while it still holds what install saw.
+      const original = ours && entry.backup ? readInTree(entry.backup, MAX_SETTINGS_BYTES, tree) : undefined;
       if (ours && entry.created) {
-        unlinkSync(file);
+        removeInTree(file, tree);
         for (const d of entry.createdDirs) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
         report.push(`removed ${file} (beacon install created it)`);
-      } else if (ours && entry.backup && existsSync(entry.backup) && sha(readFileSync(entry.backup)) === entry.originalSha) {
-        writeFileSync(file, readFileSync(entry.backup));
+      } else if (original && sha(original) === entry.originalSha) {
+        writeInTree(file, original, tree);
         report.push(`restored ${file} as it was before beacon install (from ${entry.backup})`);
       } else {
-        report.push(...revertKeys(entry, text));
+        report.push(...revertKeys(entry, bytes.toString('utf8')));
       }
     }
     saveAgentState(o.env, key, undefined);
@@ -214,11 +220,11 @@ function revertKeys(entry: AgentFileState, text: string): string[] {
     .filter((p) => { const v = getPath(after, p); return typeof v === 'object' && v !== null && Object.keys(v).length === 0; });
   if (empty.length > 0 && entry.format === 'json') out = applySettings(entry.format, entry.file, out, empty.map((p) => ({ path: p, value: undefined })));
   if (entry.created && (parseSettings(entry.format, out).doc && Object.keys(parseSettings(entry.format, out).doc!).length === 0)) {
-    unlinkSync(entry.file);
+    removeInTree(entry.file, treeOf(entry));
     report.push(`removed ${entry.file} (beacon install created it; nothing else is in it)`);
     return report;
   }
-  writeFileSync(entry.file, out);
+  writeInTree(entry.file, out, treeOf(entry));
   return report;
 }
 

@@ -1,12 +1,16 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { BeaconError } from '../model/errors';
+import { backupInTree, readInTree, writeInTree } from '../model/tree-files';
 
 /**
  * The YAML library, loaded when a config.yaml is there to read: it is ~10 ms of a `beacon doctor`
  * run, which starts its slow probes (the hook launcher, the collector) before it reads the file.
  */
 const yaml = () => require('yaml') as typeof import('yaml');
+
+/** goose's config.yaml as install reads it to edit: through the checked tree (model/tree-files.ts), never a symlink. */
+const MAX_CONFIG_BYTES = 8 << 20;
+const readToEdit = (path: string) => readInTree(path, MAX_CONFIG_BYTES)?.toString('utf8');
 
 export const ENDPOINT_KEY = 'otel_exporter_otlp_endpoint';
 export const TIMEOUT_KEY = 'otel_exporter_otlp_timeout';
@@ -53,12 +57,11 @@ export type OtlpEdit = Record<string, { wrote: string; previous: string | null }
 
 export function configureOtlp(path: string, endpoint: string, now = new Date()): { changed: boolean; backup?: string; created?: boolean; edit: OtlpEdit } {
   const fresh: OtlpEdit = { [ENDPOINT_KEY]: { wrote: endpoint, previous: null }, [TIMEOUT_KEY]: { wrote: String(DEFAULT_TIMEOUT_MS), previous: null } };
-  if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, otlpSnippet(endpoint));
+  const text = readToEdit(path);
+  if (text === undefined) {
+    writeInTree(path, otlpSnippet(endpoint));
     return { changed: true, created: true, edit: fresh };
   }
-  const text = readFileSync(path, 'utf8');
   const { isMap, isScalar, parseDocument } = yaml();
   const doc = parseDocument(text);
   const byHand = `add the keys by hand:\n${otlpSnippet(endpoint)}`;
@@ -84,18 +87,17 @@ export function configureOtlp(path: string, endpoint: string, now = new Date()):
 
   const check = parseDocument(out);
   if (check.errors.length > 0 || check.get(ENDPOINT_KEY) !== endpoint) throw new BeaconError('internal', `editing ${path} did not give the expected result; ${byHand}`);
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const backup = `${path}.beacon-backup-${stamp}`;
-  copyFileSync(path, backup);
-  writeFileSync(path, out);
+  const backup = backupInTree(path, text, now);
+  writeInTree(path, out);
   return { changed: true, backup, edit };
 }
 
 /** Would `configureOtlp` succeed? Checked before anything is installed, so a bad file changes nothing. */
 export function checkEditable(path: string): void {
-  if (!existsSync(path)) return;
+  const text = readToEdit(path);
+  if (text === undefined) return;
   const { isMap, parseDocument } = yaml();
-  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const doc = parseDocument(text);
   const byHand = `fix it, or install without --configure-otlp and add the keys by hand. Nothing was changed.`;
   if (doc.errors.length > 0) throw new BeaconError('bad_data', `${path} is not valid YAML (${doc.errors[0]!.message}); ${byHand}`);
   if (doc.contents !== null && !isMap(doc.contents)) throw new BeaconError('bad_data', `${path} is not a YAML mapping; ${byHand}`);
@@ -107,8 +109,9 @@ export function checkEditable(path: string): void {
  * left alone and reported. Returns what it did, line by line.
  */
 export function revertOtlp(path: string, edit: OtlpEdit): string[] {
-  if (!existsSync(path)) return [];
-  let text = readFileSync(path, 'utf8');
+  const found = readToEdit(path);
+  if (found === undefined) return [];
+  let text: string = found;
   const report: string[] = [];
   const { isMap, isScalar, parseDocument } = yaml();
   for (const [key, { wrote, previous }] of Object.entries(edit)) {
@@ -132,6 +135,6 @@ export function revertOtlp(path: string, edit: OtlpEdit): string[] {
       report.push(`restored ${key}: ${previous} in ${path}`);
     }
   }
-  if (report.some((l) => !l.startsWith('kept'))) writeFileSync(path, text);
+  if (report.some((l) => !l.startsWith('kept'))) writeInTree(path, text);
   return report;
 }

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BeaconError } from '../model/errors';
+import { readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
 import { pluginRoot } from './goose-paths';
 import { shellQuote } from '../model/shell-quote';
 
@@ -105,35 +106,37 @@ export interface InstallResult {
   changed: boolean;
 }
 
-/** Refuses (naming them) when the hooks file holds commands Beacon did not write. */
-export function checkInstallable(file: string): void {
-  if (!existsSync(file)) return;
-  const foreign = commandsIn(readFileSync(file, 'utf8')).filter((c) => !isBeaconCommand(c));
+/** hooks.json through the checked tree (model/tree-files.ts): never through a symlink, never in a directory others may write. */
+const MAX_HOOKS_BYTES = 1 << 20;
+const readHooks = (file: string, tree: TreeOptions) => readInTree(file, MAX_HOOKS_BYTES, tree)?.toString('utf8');
+
+/** Refuses (naming them) when the hooks file holds commands Beacon did not write, or when its directories are unsafe. */
+export function checkInstallable(file: string, tree: TreeOptions = {}): void {
+  const text = readHooks(file, tree);
+  if (text === undefined) return;
+  const foreign = commandsIn(text).filter((c) => !isBeaconCommand(c));
   if (foreign.length > 0) {
     throw new BeaconError('bad_data', `refusing to overwrite ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}\nMove them to a plugin of their own, then install again.`);
   }
 }
 
 /** Writes the hooks file; refuses (naming them) when it holds commands Beacon did not write. */
-export function installHooksFile(file: string, content: string): InstallResult {
-  if (existsSync(file)) {
-    checkInstallable(file);
-    const current = readFileSync(file, 'utf8');
-    if (current === content) return { file, changed: false };
-  }
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, content, { mode: 0o644 });
+export function installHooksFile(file: string, content: string, tree: TreeOptions = {}): InstallResult {
+  checkInstallable(file, tree);
+  if (readHooks(file, tree) === content) return { file, changed: false };
+  writeInTree(file, content, { ...tree, newMode: 0o644 });
   return { file, changed: true };
 }
 
 /** Removes Beacon's hooks file and the directories that leaves empty inside the plugin; nothing else. */
-export function uninstallHooksFile(file: string, agentsDir: string): { file: string; removed: boolean } {
-  if (!existsSync(file)) return { file, removed: false };
-  const foreign = commandsIn(readFileSync(file, 'utf8')).filter((c) => !isBeaconCommand(c));
+export function uninstallHooksFile(file: string, agentsDir: string, tree: TreeOptions = {}): { file: string; removed: boolean } {
+  const text = readHooks(file, tree);
+  if (text === undefined) return { file, removed: false };
+  const foreign = commandsIn(text).filter((c) => !isBeaconCommand(c));
   if (foreign.length > 0) {
     throw new BeaconError('bad_data', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
   }
-  unlinkSync(file);
+  removeInTree(file, tree);
   const top = pluginRoot(agentsDir);
   for (let dir = dirname(file); dir.startsWith(top); dir = dirname(dir)) {
     if (readdirSync(dir).length > 0) break;

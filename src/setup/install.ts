@@ -1,10 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
 import { otlpHeadersValue } from '../config/otlp-token';
 import { beaconBaseDir } from '../config/paths';
 import { isGooseName } from '../model/harness';
 import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
+import { removeInTree, writeInTree } from '../model/tree-files';
 import { BeaconError } from '../model/errors';
 import { didYouMean } from '../model/suggest';
 import { escapeControls } from '../model/terminal';
@@ -182,9 +183,25 @@ interface InstallState {
 
 export const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
 
+/** No install records more than this; a larger file is refused, not read. */
+const MAX_STATE_BYTES = 4 << 20;
+
+/**
+ * Read as Beacon's own file (model/file-checks.ts): it names the files uninstall removes and
+ * restores, so one another user could write or link is refused, not obeyed.
+ */
 export function readState(env: NodeJS.ProcessEnv): InstallState {
+  const file = statePath(env);
+  let text: string;
   try {
-    const s = JSON.parse(readFileSync(statePath(env), 'utf8')) as InstallState;
+    checkPrivateDir(dirname(file));
+    text = readChecked(file, MAX_STATE_BYTES).toString('utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { hooksFiles: [] };
+    throw e;
+  }
+  try {
+    const s = JSON.parse(text) as InstallState;
     const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
     return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp, ...(s.agents && typeof s.agents === 'object' ? { agents: s.agents } : {}) };
   } catch {
@@ -195,11 +212,11 @@ export function readState(env: NodeJS.ProcessEnv): InstallState {
 export function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
   const file = statePath(env);
   if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length && Object.keys(state.agents ?? {}).length === 0) {
-    if (existsSync(file)) unlinkSync(file);
+    removeInTree(file);
     return;
   }
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  ensurePrivateDir(dirname(file));
+  writeInTree(file, `${JSON.stringify(state, null, 2)}\n`, { secret: true });
 }
 
 /** `beacon install goose`: both collection paths in one step; returns what it did, line by line. */
@@ -209,8 +226,10 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   const report: string[] = [];
   const file = hooksFile(agents);
   const hooks = renderHooksJson(ctx.launcher, ctx.log, ctx.config);
+  // No symlink is followed below the project directory, nor written through at all (issue 29 item 3).
+  const tree = ctx.scope === 'project' ? { root: ctx.cwd } : {};
   // Everything that can refuse is checked before anything is written: a refusal changes nothing.
-  checkInstallable(file);
+  checkInstallable(file, tree);
   if (configure) checkEditable(loc.configYaml);
   for (const dir of [beaconBaseDir(ctx.env), dirname(ctx.launcher), dirname(ctx.log)]) checkPrivateDir(dir);
   const state = readState(ctx.env);
@@ -219,7 +238,7 @@ export function installGoose(ctx: InstallContext, configure: boolean): string[] 
   report.push(`${launcherChanged ? 'wrote' : 'kept'} the hook launcher ${ctx.launcher}`);
   const created = [agents, join(agents, 'plugins')].filter((d) => !existsSync(d));
   state.createdDirs = [...new Set([...(state.createdDirs ?? []), ...created])];
-  const r = installHooksFile(file, hooks);
+  const r = installHooksFile(file, hooks, tree);
   if (!state.hooksFiles.includes(file)) state.hooksFiles.push(file);
   report.push(`${r.changed ? 'wrote' : 'already installed:'} ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope)`);
   if (ctx.scope === 'project') report.push('project scope replaces a user-scope beacon-endpoint plugin for goose sessions started in this directory');
@@ -253,7 +272,7 @@ export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const agents = ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir;
   const file = hooksFile(agents);
-  const r = uninstallHooksFile(file, agents);
+  const r = uninstallHooksFile(file, agents, ctx.scope === 'project' ? { root: ctx.cwd } : {});
   const report = [r.removed ? `removed ${r.file}` : `nothing to remove: ${r.file} does not exist`];
   const state0 = readState(ctx.env);
   // deepest first: .agents/plugins before .agents

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { TestContext } from 'node:test';
 
-/** The second, unprivileged local user of the shared-machine tests: `nobody`, reached with setpriv from root (CI runs as root). */
+/** The second local user the shared-machine tests act as: `nobody`, reached with setpriv from root. */
 export const ATTACKER = 65534;
 
-/** Runs `sh -c script` as the second user; undefined (the test skipped, saying why) where this process cannot become them. */
-export function otherUser(t: TestContext): ((script: string, stdin?: string) => void) | undefined {
+/**
+ * A shell running as the second user, or undefined (the test skipped, saying why) where this
+ * process cannot become another user.
+ */
+export function otherUser(t: TestContext): ((script: string, stdin?: string) => string) | undefined {
   if (process.getuid?.() !== 0) {
     t.skip('needs root to act as a second user (setpriv --reuid 65534): run the suite as root, as CI does');
     return undefined;
@@ -18,5 +21,6 @@ export function otherUser(t: TestContext): ((script: string, stdin?: string) => 
   return (script, stdin) => {
     const r = spawnSync('setpriv', [`--reuid=${ATTACKER}`, `--regid=${ATTACKER}`, '--clear-groups', 'sh', '-c', script], { input: stdin, encoding: 'utf8' });
     assert.equal(r.status, 0, `as uid ${ATTACKER}: ${script}: ${r.stderr}`);
+    return r.stdout;
   };
 }
