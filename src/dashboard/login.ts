@@ -104,8 +104,9 @@ export function tokenGuard(logins: DashboardLogins | undefined, page: boolean) {
       throw new BeaconError('forbidden', `403 forbidden: this dashboard session was ended because a replaced cookie of it came back (another local user's server may have received it: browsers send 127.0.0.1's cookies to every port); ${SIGN_IN}`);
     }
     if (who.state === 'none' || who.state === 'unknown') throw new BeaconError('forbidden', `403 forbidden: this dashboard needs its token (the "dashboardToken" setting); ${SIGN_IN}`);
-    // a page load replaces the id; an id replaced a moment ago (ROTATION_GRACE_MS) is answered with the current one
-    const next = who.state === 'current' && page ? logins.rotate(who.session) : who.state === 'just-replaced' ? who.current : undefined;
+    // a page load replaces the id; one replaced a moment ago (ROTATION_GRACE_MS: a second tab, a request in flight) is
+    // honoured but gets no cookie: only the browser that holds the current id can follow the session
+    const next = who.state === 'current' && page ? logins.rotate(who.session) : undefined;
     if (next) reply.header('set-cookie', sessionCookie(next));
   };
 }

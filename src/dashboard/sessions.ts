@@ -41,7 +41,9 @@ interface Family {
 /** What a presented session id is. */
 export type SessionCheck =
   | { state: 'current' } // live: a page load replaces it
-  | { state: 'just-replaced'; current: string } // replaced less than ROTATION_GRACE_MS ago: honoured, the browser gets `current` again
+  // replaced less than ROTATION_GRACE_MS ago: honoured for this request, and never answered with the current id — a
+  // copier polling inside the grace would otherwise be handed each new id and follow the owner for 12 h unseen
+  | { state: 'just-replaced' }
   | { state: 'reused' } // another secret of a live session (one replaced longer ago): the session has just been ended
   | { state: 'ended' } // the session ended earlier, on a reuse
   | { state: 'unknown' }; // never issued, expired, or malformed
@@ -106,7 +108,7 @@ export class DashboardLogins {
     }
     if (family.justReplaced.some((r) => now - r.at < ROTATION_GRACE_MS && sameSecret(secret, r.secret))) {
       family.idleUntil = now + SESSION_IDLE_MS;
-      return { state: 'just-replaced', current: `${key}.${family.secret}` };
+      return { state: 'just-replaced' };
     }
     family.secret = undefined; // the copier's id and the owner's: neither opens the dashboard again
     family.justReplaced = [];
