@@ -15,12 +15,13 @@ export const DRAIN_BYTES = 64 * 1024 * 1024;
  * A body that sends nothing for this long is cut (its connection closed, its budget returned), and
  * so is one still incomplete after BODY_DEADLINE_MS: seven connections trickling a byte every 3 s
  * used to hold the whole in-flight budget for minutes (issue 22 item 6). A 20 MiB body over
- * loopback takes well under a second; the deadline leaves room for a slow remote link.
+ * loopback takes well under a second; the deadline leaves room for a slow remote link. An
+ * OTLP/gRPC request message is held to the same times (its stream reset: grpc-stream-meter.ts).
  */
 export const BODY_STALL_MS = 10_000;
 export const BODY_DEADLINE_MS = 60_000;
 
-/** How slowly a body may arrive before it is cut. */
+/** How slowly a body may arrive before it is cut; both transports' bodies (OTLP/HTTP, OTLP/gRPC) are watched alike. */
 export interface BodyPace {
   /** no byte for this long: the body is cut (default BODY_STALL_MS) */
   stallMs?: number;
