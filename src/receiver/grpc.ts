@@ -6,6 +6,7 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import type { GrpcHealth, ReceiverCounters } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import type { InFlightBytes } from './admission';
+import { meterGrpcStreams } from './grpc-stream-meter';
 import { countExport, newReceiverCounters } from './counters';
 import { decodeExport, type DecodeLimits } from './decode';
 import { NO_EXPORT } from './plugin';
@@ -31,6 +32,9 @@ export interface OtlpGrpcOptions extends DecodeLimits {
   closeGraceMs?: number;
   /** config `otlpToken`: calls without `authorization: Bearer <it>` metadata get UNAUTHENTICATED */
   otlpToken?: string;
+  /** a request message sending nothing this long, or not ended by the deadline, is cut (defaults: src/receiver/read-body.ts, as OTLP/HTTP's bodies) */
+  bodyStallMs?: number;
+  bodyDeadlineMs?: number;
 }
 
 export interface OtlpGrpcReceiver {
@@ -42,6 +46,8 @@ export interface OtlpGrpcReceiver {
 }
 
 const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
+/** The streams one client connection may have open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; RFC 9113 advises at least 100). */
+const MAX_STREAMS_PER_CONNECTION = 100;
 
 /**
  * OTLP/gRPC: the `Export` method of TraceService, LogsService and MetricsService, served by
@@ -63,28 +69,36 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   // grpc-js prints its own errors to stderr ("E No address added…"); ours say it better, in the collector's log
   grpc.setLogger({ error: (...a: unknown[]) => logger.debug({ grpc: a.map(String).join(' ') }, 'grpc-js'), info: () => {}, debug: () => {} } as unknown as Partial<Console>);
   let closing = false;
-  /** Refusals that need no body: stopping, the writer's queue full, the in-flight budget spent. */
+  /** Refusals that need no message: stopping, the writer's queue full. */
   const refusal = (): BeaconError | undefined => {
     if (closing) return new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     if (options.sink.pending >= options.maxPendingExports) return new BeaconError('overloaded', `${options.sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
-    if (options.budget.bytes >= options.budget.capacity) return new BeaconError('overloaded', `the in-flight limit is spent (maxBytesInFlight)`, { retryAfterSeconds: 1 });
     return undefined;
   };
+  const budgetSpent = () => (options.budget.bytes >= options.budget.capacity ? new BeaconError('overloaded', `the in-flight limit is spent (maxBytesInFlight)`, { retryAfterSeconds: 1 }) : undefined);
+  // Every call's message bytes are taken from the budget as they arrive; a stalled one is cut.
+  const meter = meterGrpcStreams(grpc, options.budget, { stallMs: options.bodyStallMs, deadlineMs: options.bodyDeadlineMs }, (e) => grpcError(grpc, e, logger), logger);
   const server = new grpc.Server({
     // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
     'grpc.max_receive_message_length': options.maxBodyBytes,
-    interceptors: [admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal(), logger)],
+    // Node's default is unlimited: each open stream costs a call and up to a flow-control window (64 KiB) before it is metered
+    'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
+    interceptors: [meter.interceptor, admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal() ?? budgetSpent(), logger)],
   });
   for (const signal of SIGNALS) {
-    server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call.request, callback) });
+    server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call, callback) });
   }
 
-  async function exportCall(signal: OtlpSignal, raw: Buffer, callback: GrpcJs.sendUnaryData<Buffer>): Promise<void> {
-    const reservation = options.budget.open();
+  async function exportCall(signal: OtlpSignal, call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>): Promise<void> {
+    const raw = call.request;
+    const message = meter.messageOf(call.metadata);
+    if (!message) return callback(grpcError(grpc, new BeaconError('internal', 'the call reached its handler without passing the stream meter'), logger, signal.name));
+    const { reservation } = message;
     try {
       const refused = refusal(); // again: the state may have changed while the message was read
       if (refused) throw refused;
-      reservation.grow(raw.length);
+      // Its bytes as they arrived are held already; a compressed one also has grpc-js's decompressed copy (as body.ts counts an HTTP body's).
+      if (message.compressed) reservation.grow(raw.length);
       const decoded = await decodeExport(signal, 'protobuf', raw, undefined, options, reservation);
       const consumed = decoded.decoded === undefined ? NO_EXPORT : await signal.consume(decoded.decoded, options.sink, logger);
       countExport(counters, signal, decoded.items, consumed);
@@ -120,9 +134,8 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
 }
 
 /**
- * grpc-js reads a message whole before the handler sees it (up to maxBodyBytes), so admission by
- * bytes cannot take it chunk by chunk as read-body.ts does: a call is refused at its headers
- * instead, before its message is read, whenever it would be refused after.
+ * A call is refused at its headers, before its message is read, whenever it would be refused
+ * after: its client need not send the message (the stream meter takes the bytes that do arrive).
  */
 function admitAtHeaders(grpc: typeof GrpcJs, refusal: (metadata: GrpcJs.Metadata) => BeaconError | undefined, logger: Logger): GrpcJs.ServerInterceptor {
   return (_method, call) => {

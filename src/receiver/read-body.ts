@@ -15,22 +15,53 @@ export const DRAIN_BYTES = 64 * 1024 * 1024;
  * A body that sends nothing for this long is cut (its connection closed, its budget returned), and
  * so is one still incomplete after BODY_DEADLINE_MS: seven connections trickling a byte every 3 s
  * used to hold the whole in-flight budget for minutes (issue 22 item 6). A 20 MiB body over
- * loopback takes well under a second; the deadline leaves room for a slow remote link.
+ * loopback takes well under a second; the deadline leaves room for a slow remote link. An
+ * OTLP/gRPC request message is held to the same times (its stream reset: grpc-stream-meter.ts).
  */
 export const BODY_STALL_MS = 10_000;
 export const BODY_DEADLINE_MS = 60_000;
 
-export interface ReadBodyOptions {
+/** How slowly a body may arrive before it is cut; both transports' bodies (OTLP/HTTP, OTLP/gRPC) are watched alike. */
+export interface BodyPace {
+  /** no byte for this long: the body is cut (default BODY_STALL_MS) */
+  stallMs?: number;
+  /** the whole body not in after this long: the body is cut (default BODY_DEADLINE_MS) */
+  deadlineMs?: number;
+}
+
+export interface ReadBodyOptions extends BodyPace {
   /** largest body kept */
   limit: number;
   /** the export's share of the in-flight budget; body bytes are taken from it as they arrive */
   reservation: Reservation;
   /** throws when the export is refused before its body is read (shutting down, queue full) */
   admit(): void;
-  /** no byte for this long: the connection is cut (default BODY_STALL_MS) */
-  stallMs?: number;
-  /** the whole body not in after this long: the connection is cut (default BODY_DEADLINE_MS) */
-  deadlineMs?: number;
+}
+
+export interface BodyWatch {
+  /** a byte arrived */
+  noteData(): void;
+  /** the body is in (or gone): no cut */
+  stop(): void;
+}
+
+/**
+ * Calls `cut` once, with why, when the body sends nothing for `stallMs` or is still incomplete
+ * `deadlineMs` after it began (its headers). The timer does not hold the process open.
+ */
+export function watchBodyPace(pace: BodyPace, cut: (why: string) => void): BodyWatch {
+  const started = Date.now();
+  let lastDataAt = started;
+  const stallMs = pace.stallMs ?? BODY_STALL_MS;
+  const deadlineMs = pace.deadlineMs ?? BODY_DEADLINE_MS;
+  const watch = setInterval(() => {
+    const now = Date.now();
+    if (now - lastDataAt < stallMs && now - started < deadlineMs) return;
+    clearInterval(watch);
+    cut(now - lastDataAt >= stallMs ? `no byte for ${stallMs} ms` : `not complete after ${deadlineMs} ms`);
+  }, Math.max(10, Math.min(stallMs, deadlineMs, 1000) / 4));
+  watch.unref();
+  return { noteData: () => (lastDataAt = Date.now()), stop: () => clearInterval(watch) };
 }
 
 /**
@@ -57,7 +88,7 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
 
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      lastDataAt = Date.now();
+      watch.noteData();
       if (refusal) {
         if (received > limit + DRAIN_BYTES) settle(refusal);
         return;
@@ -73,7 +104,7 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
     const settle = (e: Error | undefined, body?: Buffer) => {
       if (settled) return;
       settled = true;
-      clearInterval(watch);
+      watch.stop();
       req.off('data', onData);
       if (e) reject(e);
       else resolve(body!);
@@ -81,18 +112,10 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
 
     // A body that stalls, or trickles past the deadline, is cut: its client gets no answer (it is
     // not reading one), and the reservation goes back with the connection's 'close'.
-    const started = Date.now();
-    let lastDataAt = started;
-    const stallMs = options.stallMs ?? BODY_STALL_MS;
-    const deadlineMs = options.deadlineMs ?? BODY_DEADLINE_MS;
-    const watch = setInterval(() => {
-      const now = Date.now();
-      if (now - lastDataAt < stallMs && now - started < deadlineMs) return;
-      const why = now - lastDataAt >= stallMs ? `no byte for ${stallMs} ms` : `not complete after ${deadlineMs} ms`;
+    const watch = watchBodyPace(options, (why) => {
       settle(new BeaconError('bad_data', `request body ${why}: connection closed`));
       req.socket?.destroy();
-    }, Math.max(10, Math.min(stallMs, deadlineMs, 1000) / 4));
-    watch.unref();
+    });
 
     try {
       options.admit();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -18,7 +19,7 @@ import type { BeaconRecord } from '../../src/model/record';
 import * as sanitize from '../../src/redact/sanitize';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { encodeLogs, newTurn, promptInjectionFinding, toolCallCompleted } from '../helpers/goose-logs';
-import { grpcExport } from '../helpers/grpc-client';
+import { declareGrpcMessage, grpcExport } from '../helpers/grpc-client';
 import { freePort } from '../helpers/ports';
 import { tempDir } from '../helpers/paths';
 import { emptySpansBody } from '../helpers/wire';
@@ -61,6 +62,11 @@ function storedRows(log: string): Record<string, unknown>[] {
 
 async function health(c: { url: string }): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return (await fetch(`${c.url}/health`)).json();
+}
+
+/** A process's resident memory, MiB. */
+function rssMiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
 /** TCP sockets the process listens on (Linux: its socket fds against /proc/net/tcp's LISTEN entries). */
@@ -188,6 +194,38 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     }
     assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(100).body)).code, 0, 'the budget was returned');
     assert.equal((await health(c)).bytes_in_flight, 0);
+  });
+
+  // Fails on main: bytes_in_flight stayed 0, no stream was refused, and the collector grew by ~185 MB (71 → 256 MB).
+  it('issue 29 item 4, scaled down: 60 streams declaring 20 MB, each sending 3 MiB and trickling, take from the in-flight budget; past it, RESOURCE_EXHAUSTED; memory stays bounded', async () => {
+    const budget = 16 * 1024 * 1024;
+    const c = await start(['--grpc-port', String(await freePort())], { maxBytesInFlight: budget });
+    const before = rssMiB(c.proc.pid!);
+    const sessions = Array.from({ length: 4 }, () => http2.connect(`http://${c.grpc}`, { maxSessionMemory: 1000 }).on('error', () => {}));
+    const streams = Array.from({ length: 60 }, (_, i) => declareGrpcMessage(sessions[i % 4]!, 20_000_000, 3 * 1024 * 1024, 20_000));
+    const trickle = setInterval(() => streams.forEach((s) => s.trickle()), 1000);
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      const held = (await health(c)).bytes_in_flight;
+      const open = streams.filter((s) => !s.stream.closed).length;
+      const grown = rssMiB(c.proc.pid!) - before;
+      sessions.forEach((s) => s.destroy());
+      const answers = await Promise.all(streams.map((s) => s.answer));
+      const refused = answers.filter((a) => a.grpcStatus === 8 && a.retryDelaySeconds === 1);
+      console.log(`# issue 29 item 4: 60 streams × 3 MiB offered: bytes_in_flight ${held} of ${budget} (${open} streams open), ${refused.length} refused RESOURCE_EXHAUSTED, collector RSS ${before.toFixed(0)} → ${(before + grown).toFixed(0)} MiB`);
+      // what the open streams sent (prefix, 3 MiB, a byte a second since), and no more than the budget
+      assert.ok(open >= 1 && held <= budget, `/health bytes_in_flight ${held}, ${open} streams open`);
+      assert.ok(Math.abs(held - open * (5 + 3 * 1024 * 1024)) <= open * 8, `/health bytes_in_flight ${held} for ${open} open streams`);
+      assert.equal(refused.length, 60 - open, `every other stream is refused: ${JSON.stringify(answers.slice(0, 3))}`);
+      assert.ok(grown < 100, `the collector grew by ${grown.toFixed(0)} MiB for 180 MiB offered`);
+    } finally {
+      clearInterval(trickle);
+      sessions.forEach((s) => s.destroy());
+    }
+    let after = -1;
+    for (let i = 0; i < 40 && after !== 0; i++, await new Promise((r) => setTimeout(r, 50))) after = (await health(c)).bytes_in_flight;
+    assert.equal(after, 0, 'every stream gave its bytes back when its connection went');
+    assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body)).code, 0);
   });
 
   it('a gRPC port in use: OTLP/HTTP still serves, the log names the port, /health says grpc is down', async () => {

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import http2 from 'node:http2';
 import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { buildCollectorHttp, type CollectorHttp } from '../../src/collector/http';
+import { startOtlpGrpc, type OtlpGrpcReceiver } from '../../src/receiver/grpc';
+import { gooseExportTemplate } from '../../bench/fixture';
 import { EventLogWriter } from '../../src/store/writer/event-log-writer';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
+import { declareGrpcMessage, grpcExport } from '../helpers/grpc-client';
+import { freePort } from '../helpers/ports';
 import { runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -110,6 +115,94 @@ describe('hostile clients on the OTLP port (issue 22 items 6, 7)', () => {
     }
     const ok = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(ok.status, 200);
+  });
+});
+
+describe('hostile clients on the OTLP/gRPC port (issue 29 item 4)', () => {
+  let writer: EventLogWriter;
+  let http: CollectorHttp;
+  let grpc: OtlpGrpcReceiver;
+  let address: string;
+  const sessions: http2.ClientHttp2Session[] = [];
+  // The client's own session memory (10 MB by default) must not be what limits the attack.
+  const connect = () => {
+    const s = http2.connect(`http://${address}`, { maxSessionMemory: 1000 });
+    s.on('error', () => {});
+    sessions.push(s);
+    return s;
+  };
+
+  before(async () => {
+    writer = await EventLogWriter.start({ path: join(tempDir('grpc-loris-'), 'events.db'), busyTimeoutMs: 1000 });
+    const limits = { maxBodyBytes: 20 * MIB, maxPendingExports: 64, maxItemsPerExport: 10_000 };
+    http = buildCollectorHttp({ sink: writer, logger: pino({ level: 'silent' }), ...limits, maxBytesInFlight: 8 * MIB });
+    const port = await freePort();
+    grpc = await startOtlpGrpc({
+      host: '127.0.0.1', port, sink: writer, logger: pino({ level: 'silent' }), ...limits,
+      budget: http.receiver.budget, totals: http.receiver.stats, bodyStallMs: 1000, bodyDeadlineMs: 2500,
+    });
+    address = `127.0.0.1:${grpc.port}`;
+  });
+  after(async () => {
+    sessions.forEach((s) => s.destroy());
+    await grpc.stop();
+    await http.close();
+    await writer.close();
+  });
+
+  // Fails on main: grpc-js buffered the messages outside the budget (it stayed at 0) and never cut them.
+  it('seven streams declaring 20 MB and trickling hold what arrived of the budget, and are cut at the deadline; the budget comes back', async () => {
+    const session = connect();
+    const lorises = Array.from({ length: 7 }, () => declareGrpcMessage(session, 20_000_000, 512 * 1024, 6000));
+    const trickle = setInterval(() => lorises.forEach((l) => l.trickle()), 300);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const held = http.inFlight().bytes;
+      assert.ok(held >= 7 * 512 * 1024 && held < 8 * 512 * 1024, `the tricklers hold ${held} bytes of the budget`);
+      const cut = await Promise.all(lorises.map((l) => l.answer));
+      const slowest = Math.max(...cut.map((a) => a.closedAfterMs));
+      assert.ok(slowest < 4000, `streams cut after ${slowest} ms`);
+      for (const a of cut) {
+        assert.equal(a.grpcStatus, 3, JSON.stringify(a)); // INVALID_ARGUMENT, then RST_STREAM(NO_ERROR)
+        assert.match(a.grpcMessage!, /request message not complete after 2500 ms: stream reset/);
+        assert.equal(a.rstCode, http2.constants.NGHTTP2_NO_ERROR);
+      }
+      console.log(`# issue 29 item 4: 7 gRPC tricklers held ${held} B of the 8 MiB budget; cut after ${Math.min(...cut.map((a) => a.closedAfterMs))}–${slowest} ms (deadline 2500 ms)`);
+    } finally {
+      clearInterval(trickle);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(http.inFlight().bytes, 0, 'the budget is returned as each stream closes');
+    const { body } = gooseExportTemplate(10);
+    assert.equal((await grpcExport(address, 'trace', body)).code, 0, 'a real export is served after');
+  });
+
+  // Fails on main: the stalled stream stayed open.
+  it('a stream that stalls (a length prefix, some bytes, then nothing) is cut after the stall time', async () => {
+    const stalled = declareGrpcMessage(connect(), 1_000_000, 1000, 5000);
+    const a = await stalled.answer;
+    assert.ok(a.closedAfterMs >= 900 && a.closedAfterMs < 2500, `stalled stream cut after ${a.closedAfterMs} ms`);
+    assert.match(a.grpcMessage ?? '', /no byte for 1000 ms/);
+    console.log(`# issue 29 item 4: stalled gRPC stream cut after ${a.closedAfterMs} ms (stall timeout 1000 ms)`);
+  });
+
+  // Fails on main: the held bytes were not counted, so the export was served (here: INVALID_ARGUMENT for its zeros).
+  it('past the budget, a message is refused as it arrives: RESOURCE_EXHAUSTED with RetryInfo, its stream reset; a grpc-js client sees the same', async () => {
+    const session = connect();
+    const holders = Array.from({ length: 6 }, () => declareGrpcMessage(session, 20_000_000, MIB));
+    await new Promise((r) => setTimeout(r, 300));
+    const held = http.inFlight().bytes;
+    assert.ok(held >= 6 * MIB, String(held));
+    const raw = declareGrpcMessage(session, 20_000_000, 4 * MIB);
+    const refused = await raw.answer;
+    assert.deepEqual([refused.grpcStatus, refused.retryDelaySeconds, refused.rstCode], [8, 1, http2.constants.NGHTTP2_NO_ERROR], JSON.stringify(refused));
+    assert.match(refused.grpcMessage!, /in flight \(limit 8\.0 MiB, maxBytesInFlight\)/);
+    const viaGrpcJs = await grpcExport(address, 'trace', Buffer.alloc(3 * MIB));
+    assert.deepEqual([viaGrpcJs.code, viaGrpcJs.retryDelaySeconds], [8, 1], viaGrpcJs.details);
+    holders.forEach((h) => h.stream.close());
+    await Promise.all(holders.map((h) => h.answer));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(http.inFlight().bytes, 0);
   });
 });
 
