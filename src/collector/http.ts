@@ -29,6 +29,8 @@ export interface CollectorHttpOptions {
   bodyDeadlineMs?: number;
   /** config `otlpToken`: OTLP exports must carry `Authorization: Bearer <it>` (src/config/otlp-token.ts) */
   otlpToken?: string;
+  /** config `otlpAllowOtherUsers`: take exports from other local users' sockets too (src/receiver/sender-check.ts) */
+  otlpAllowOtherUsers?: boolean;
   /** after close(): how long open connections may take before they are cut (default 10 s) */
   closeGraceMs?: number;
   /** names besides loopback the Host header may carry (config `allowedHosts`) */
@@ -108,6 +110,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       counters: receiver.stats,
       queueBytes: receiver.bytesInFlight(),
       hostRefused: hostGuard.refused,
+      senders: receiver.senders.health(),
       ...(options.hooks ? { hooks: options.hooks.stats } : {}),
       grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),

@@ -6,6 +6,7 @@ import { BeaconError, isBeaconError } from '../model/errors';
 import type { GrpcHealth, ReceiverCounters } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import type { InFlightBytes } from './admission';
+import type { SenderCheck } from './sender-check';
 import { countExport, newReceiverCounters } from './counters';
 import { decodeExport, type DecodeLimits } from './decode';
 import { NO_EXPORT } from './plugin';
@@ -31,6 +32,8 @@ export interface OtlpGrpcOptions extends DecodeLimits {
   closeGraceMs?: number;
   /** config `otlpToken`: calls without `authorization: Bearer <it>` metadata get UNAUTHENTICATED */
   otlpToken?: string;
+  /** the OTLP/HTTP receiver's check of who sends (sender-check.ts): calls from another local user get PERMISSION_DENIED */
+  senders?: SenderCheck;
 }
 
 export interface OtlpGrpcReceiver {
@@ -73,7 +76,7 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   const server = new grpc.Server({
     // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
     'grpc.max_receive_message_length': options.maxBodyBytes,
-    interceptors: [admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal(), logger)],
+    interceptors: [...(options.senders ? [options.senders.interceptor(grpc)] : []), admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal(), logger)],
   });
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call.request, callback) });
