@@ -69,12 +69,16 @@ export async function peerSockets(connections: readonly Connection[]): Promise<(
     let left = wanted.size;
     if (left === 0) continue;
     await eachChunk(TABLES[table], (text) => {
+      const take = (line: string, hits: number[]) => {
+        for (const i of hits) found[i] = parseLine(line, table);
+        return --left === 0;
+      };
+      // A few connections: each searched for (no string per line); many (a burst): each line looked up once.
+      if (wanted.size <= 8) return [...wanted].some(([key, hits]) => found[hits[0]!] === undefined && lineWith(text, `: ${key} `, (line) => take(line, hits)));
       for (let start = 0, end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
         const line = text.slice(start, end);
         const hits = wanted.get(addressesOf(line));
-        if (!hits) continue;
-        for (const i of hits) found[i] = parseLine(line, table);
-        if (--left === 0) return true;
+        if (hits && take(line, hits)) return true;
       }
       return false;
     });
@@ -87,6 +91,14 @@ function peerKey(c: Connection, table: 'v4' | 'v6'): string | undefined {
   const peerLocal = procForms(c.remote.address)?.[table];
   const peerRemote = procForms(c.local.address)?.[table];
   return peerLocal && peerRemote ? `${peerLocal}:${hexPort(c.remote.port)} ${peerRemote}:${hexPort(c.local.port)}` : undefined;
+}
+
+/** The line holding `needle`, if any, given to `use` (whose answer is returned). */
+function lineWith(text: string, needle: string, use: (line: string) => boolean): boolean {
+  const at = text.indexOf(needle);
+  if (at < 0) return false;
+  const end = text.indexOf('\n', at);
+  return use(text.slice(text.lastIndexOf('\n', at) + 1, end < 0 ? undefined : end));
 }
 
 /** A line's "local remote" fields: after `sl:`, up to the state. */
