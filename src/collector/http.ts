@@ -102,7 +102,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
     if (closing) reply.header('connection', 'close');
   });
 
-  const receiver = otlpReceiver({ ...options, isClosing: () => closing });
+  const receiver = otlpReceiver({ ...options, isClosing: () => closing, refusals });
   const health = (): HealthAnswer =>
     healthReport({
       writer: options.sink,

@@ -9,6 +9,7 @@ import { encodingOf } from './body';
 import { countExport, newReceiverCounters } from './counters';
 import { decodeExport } from './decode';
 import { readBody } from './read-body';
+import type { RefusalLog } from './refusal-log';
 import { SenderCheck } from './sender-check';
 import { MEDIA_TYPES, encodeExportResponse } from './reply';
 import { SIGNALS, signalAt } from './signals/registry';
@@ -33,6 +34,8 @@ export interface OtlpReceiverOptions {
   otlpToken?: string;
   /** config `otlpAllowOtherUsers`: when not set, exports from another local user's socket get 403 (sender-check.ts) */
   otlpAllowOtherUsers?: boolean;
+  /** the app's refusal log: OTLP/gRPC's refusals of other users' calls are noted there too */
+  refusals?: RefusalLog;
 }
 
 export interface OtlpReceiver {
@@ -62,7 +65,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const budget = new InFlightBytes(options.maxBytesInFlight);
   const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxItemsPerExport };
   const reservations = new WeakMap<FastifyRequest, Reservation>();
-  const senders = new SenderCheck({ allowOtherUsers: options.otlpAllowOtherUsers === true, logger });
+  const senders = new SenderCheck({ allowOtherUsers: options.otlpAllowOtherUsers === true, logger, refusals: options.refusals });
 
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {

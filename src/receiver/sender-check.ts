@@ -29,14 +29,14 @@ export class SenderCheck {
   private queue: { connection: Connection; resolve: (e: TcpSocketEntry | undefined) => void }[] = [];
   private scanning = false;
   private readonly warned = new Set<number>();
-  private readonly grpcRefusals: RefusalLog;
-
+  private readonly refusals: RefusalLog;
   private readonly logger: Logger;
 
-  constructor(options: { allowOtherUsers: boolean; logger: Logger }, private readonly ownUid = process.geteuid?.()) {
+  /** `refusals`: the app's refusal log, which OTLP/gRPC's refusals join (HTTP's reach it through the app's error handler). */
+  constructor(options: { allowOtherUsers: boolean; logger: Logger; refusals?: RefusalLog }, private readonly ownUid = process.geteuid?.()) {
     this.check = options.allowOtherUsers ? 'off' : ownUid === undefined || !socketTablesExist() ? 'unsupported' : 'on';
     this.logger = options.logger;
-    this.grpcRefusals = new RefusalLog(options.logger);
+    this.refusals = options.refusals ?? new RefusalLog(options.logger);
   }
 
   health(): SenderCheckHealth {
@@ -53,7 +53,8 @@ export class SenderCheck {
     if (this.check !== 'on') return Promise.resolve();
     let verdict = this.verdicts.get(key);
     if (!verdict) {
-      verdict = connection ? this.judge(connection) : Promise.resolve(new BeaconError('forbidden', 'the collector cannot tell which local user sent this export (the connection has no address)'));
+      const unknown = (why: string) => new BeaconError('forbidden', `the collector cannot tell which local user sent this export (${why}); it takes exports from its own user only`);
+      verdict = connection ? this.judge(connection).catch((e: Error) => unknown(e.message)) : Promise.resolve(unknown('the connection has no address'));
       this.verdicts.set(key, verdict);
       void verdict.then((e) => this.settled.set(key, e));
     }
@@ -85,7 +86,7 @@ export class SenderCheck {
                   this.admit(session);
                   proceed(metadata);
                 } catch (e) {
-                  this.grpcRefusals.note(STATUS_TABLE.forbidden.http, 'forbidden', method.path);
+                  this.refusals.note(STATUS_TABLE.forbidden.http, 'forbidden', method.path);
                   intercepting.sendStatus({ code: STATUS_TABLE.forbidden.grpc, details: (e as Error).message, metadata: new grpc.Metadata() });
                 }
               });

@@ -22,7 +22,7 @@ export async function portHolderProblem(ctx: Pick<DoctorContext, 'host' | 'port'
   if (foreign) {
     return {
       id: 'collector', status: 'fail',
-      message: `port ${ctx.port}${where} belongs to another user (uid ${foreign.uid}, ${holders([foreign.inode])}), not to your collector: whatever answers there is not yours, and agents sending to it hand it their events (and the otlpToken)`,
+      message: `port ${ctx.port}${where} belongs to another user (uid ${foreign.uid}, ${holders([foreign.inode])}), not to your collector: whatever answers there is not yours, and agents sending to it hand it their events (and the otlpToken, when one is set)`,
       fix: 'start your collector (beacon service install) once that program is gone, or run it on another port: beacon service install --port N, then beacon install <agent> again',
     };
   }
