@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters, SpoolHealth } from '../model/health';
+import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters, SenderCheckHealth, SpoolHealth } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -23,6 +23,8 @@ export interface HealthInput {
   queueBytes?: number;
   /** requests the Host guard refused */
   hostRefused?: number;
+  /** exports refused for coming from another local user */
+  senders?: SenderCheckHealth;
   hooks?: HookRouteHealth;
   hookFailures?: HookFailureHealth;
   /** OTLP/gRPC, when the collector runs it */
@@ -54,6 +56,7 @@ export function healthReport(input: HealthInput): HealthAnswer {
     ...(input.counters ?? NO_COUNTERS),
     bytes_in_flight: input.queueBytes ?? 0,
     host_refused: input.hostRefused ?? 0,
+    ...(input.senders ? { senders: input.senders } : {}),
     ...(input.hooks ? { hooks: input.hooks } : {}),
     ...(input.hookFailures ? { hookFailures: input.hookFailures } : {}),
     ...(input.grpc ? { grpc: input.grpc } : {}),

@@ -29,6 +29,8 @@ export interface CollectorHttpOptions {
   bodyDeadlineMs?: number;
   /** config `otlpToken`: OTLP exports must carry `Authorization: Bearer <it>` (src/config/otlp-token.ts) */
   otlpToken?: string;
+  /** config `otlpAllowOtherUsers`: take exports from other local users' sockets too (src/receiver/sender-check.ts) */
+  otlpAllowOtherUsers?: boolean;
   /** after close(): how long open connections may take before they are cut (default 10 s) */
   closeGraceMs?: number;
   /** names besides loopback the Host header may carry (config `allowedHosts`) */
@@ -104,7 +106,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
     if (closing) reply.header('connection', 'close');
   });
 
-  const receiver = otlpReceiver({ ...options, isClosing: () => closing });
+  const receiver = otlpReceiver({ ...options, isClosing: () => closing, refusals });
   const health = (): HealthAnswer =>
     healthReport({
       writer: options.sink,
@@ -112,6 +114,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       counters: receiver.stats,
       queueBytes: receiver.bytesInFlight(),
       hostRefused: hostGuard.refused,
+      senders: receiver.senders.health(),
       ...(options.hooks ? { hooks: options.hooks.stats } : {}),
       grpc: options.grpcHealth?.(),
       ...(options.forwardStatus ? { forward: options.forwardStatus() } : {}),

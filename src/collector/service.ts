@@ -138,6 +138,7 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     maxItemsPerExport: config.maxItemsPerExport,
     maxBytesInFlight: config.maxBytesInFlight,
     otlpToken: config.otlpToken,
+    otlpAllowOtherUsers: config.otlpAllowOtherUsers,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     allowedHosts: allowedHostNames(config.allowedHosts, config.host),
     // The hook fast path: goose's launcher posts hook events here (token beside the log, 0600).
@@ -171,6 +172,7 @@ function startGrpc(config: Readonly<CollectorConfig>, logger: Logger, writer: Qu
     totals: http.receiver.stats,
     closeGraceMs: SHUTDOWN_GRACE_MS,
     otlpToken: config.otlpToken,
+    senders: http.receiver.senders,
   });
 }
 

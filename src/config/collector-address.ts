@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { readChecked } from '../model/file-checks';
+import { socketInodesOf } from '../model/socket-owner';
 import { isLoopback, isWildcard } from './hosts';
 
 /**
@@ -75,6 +76,16 @@ export function isRunning(a: CollectorAddress): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Whether the process the file names holds one of these sockets (their inodes, e.g. the listeners
+ * on its port): doctor trusts what answers on the port only if it is that process (issue 29 item 5:
+ * another user listening there while the collector was down was reported as the collector).
+ */
+export function holdsSocket(a: CollectorAddress, inodes: readonly number[]): boolean {
+  const held = socketInodesOf(a.pid);
+  return inodes.some((i) => held.has(i));
 }
 
 /**

@@ -36,6 +36,8 @@ export interface CollectorConfig {
   dashboardToken?: string;
   /** when set, OTLP exports must carry `Authorization: Bearer <token>` (shared machines) */
   otlpToken?: string;
+  /** take OTLP exports from other local users' sockets too (Linux refuses them by default: receiver/sender-check.ts) */
+  otlpAllowOtherUsers: boolean;
 }
 
 /** Every key but `forward`, a list read from the file only (each destination type under src/forward/destinations checks its entries). */
@@ -160,6 +162,10 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   otlpToken: {
     type: 'string', env: 'BEACON_OTLP_TOKEN',
     doc: 'when set, OTLP exports must carry `Authorization: Bearer <token>` (401 otherwise); `beacon install <agent>` writes the header where the agent reads it (shared machines)',
+  },
+  otlpAllowOtherUsers: {
+    type: 'boolean', default: false, env: 'BEACON_OTLP_ALLOW_OTHER_USERS',
+    doc: "take OTLP exports from other local users too; by default (Linux) an export from another user's socket gets 403 / `PERMISSION_DENIED` (see [On a shared machine](#on-a-shared-machine))",
   },
 };
 

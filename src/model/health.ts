@@ -111,6 +111,16 @@ export interface SpoolHealth {
   unmovable: number;
 }
 
+/**
+ * The check of who sends OTLP (receiver/sender-check.ts): `on` refuses exports from other local
+ * users' sockets; `off` with `otlpAllowOtherUsers`; `unsupported` without /proc/net/tcp (macOS).
+ */
+export interface SenderCheckHealth {
+  check: 'on' | 'off' | 'unsupported';
+  /** exports refused for coming from another local user */
+  refused: number;
+}
+
 export interface HealthReport extends ReceiverCounters {
   status: HealthStatus;
   version: string;
@@ -128,6 +138,8 @@ export interface HealthReport extends ReceiverCounters {
   bytes_in_flight: number;
   /** requests refused for a Host header that is not this machine's (DNS rebinding defence) */
   host_refused: number;
+  /** OTLP exports from other local users; absent from collectors without the check (older ones) */
+  senders?: SenderCheckHealth;
   hooks?: HookRouteHealth;
   /** Beacon's own goose hooks failing (failed open, exited non-zero, could not run), as this collector recorded them */
   hookFailures?: HookFailureHealth;

@@ -7,6 +7,7 @@ import type { GrpcHealth, ReceiverCounters } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import type { InFlightBytes } from './admission';
 import { meterGrpcStreams } from './grpc-stream-meter';
+import type { SenderCheck } from './sender-check';
 import { countExport, newReceiverCounters } from './counters';
 import { decodeExport, type DecodeLimits } from './decode';
 import { NO_EXPORT } from './plugin';
@@ -35,6 +36,8 @@ export interface OtlpGrpcOptions extends DecodeLimits {
   /** a request message sending nothing this long, or not ended by the deadline, is cut (defaults: src/receiver/read-body.ts, as OTLP/HTTP's bodies) */
   bodyStallMs?: number;
   bodyDeadlineMs?: number;
+  /** the OTLP/HTTP receiver's check of who sends (sender-check.ts): calls from another local user get PERMISSION_DENIED */
+  senders?: SenderCheck;
 }
 
 export interface OtlpGrpcReceiver {
@@ -83,7 +86,7 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
     'grpc.max_receive_message_length': options.maxBodyBytes,
     // Node's default is unlimited: each open stream costs a call and up to a flow-control window (64 KiB) before it is metered
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
-    interceptors: [meter.interceptor, admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal() ?? budgetSpent(), logger)],
+    interceptors: [...(options.senders ? [options.senders.interceptor(grpc)] : []), meter.interceptor, admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal() ?? budgetSpent(), logger)],
   });
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call, callback) });

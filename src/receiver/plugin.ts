@@ -9,6 +9,8 @@ import { encodingOf } from './body';
 import { countExport, newReceiverCounters } from './counters';
 import { decodeExport } from './decode';
 import { readBody } from './read-body';
+import type { RefusalLog } from './refusal-log';
+import { SenderCheck } from './sender-check';
 import { MEDIA_TYPES, encodeExportResponse } from './reply';
 import { SIGNALS, signalAt } from './signals/registry';
 import type { OtlpSignal } from './signals/signal';
@@ -30,6 +32,10 @@ export interface OtlpReceiverOptions {
   bodyDeadlineMs?: number;
   /** config `otlpToken`: when set, exports without `Authorization: Bearer <it>` get 401 */
   otlpToken?: string;
+  /** config `otlpAllowOtherUsers`: when not set, exports from another local user's socket get 403 (sender-check.ts) */
+  otlpAllowOtherUsers?: boolean;
+  /** the app's refusal log: OTLP/gRPC's refusals of other users' calls are noted there too */
+  refusals?: RefusalLog;
 }
 
 export interface OtlpReceiver {
@@ -45,6 +51,8 @@ export interface OtlpReceiver {
   budget: InFlightBytes;
   /** bytes held by exports in flight (admission) */
   bytesInFlight(): number;
+  /** who may send: the collector's own user (and root), checked per connection; OTLP/gRPC asks it too */
+  senders: SenderCheck;
 }
 
 const NON_POST = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -57,11 +65,13 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   const budget = new InFlightBytes(options.maxBytesInFlight);
   const limits = { maxBodyBytes: options.maxBodyBytes, maxItemsPerExport: options.maxItemsPerExport };
   const reservations = new WeakMap<FastifyRequest, Reservation>();
+  const senders = new SenderCheck({ allowOtherUsers: options.otlpAllowOtherUsers === true, logger, refusals: options.refusals });
 
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {
     if (!signalAt(routePath(req))) return;
     checkOtlpToken(options.otlpToken, req.headers.authorization);
+    senders.admit(req.raw.socket); // looked up in onRequest
     if (options.isClosing()) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
     if (sink.pending >= options.maxPendingExports) {
       throw new BeaconError('overloaded', `${sink.pending} exports are waiting for the event log`, { retryAfterSeconds: 1 });
@@ -80,6 +90,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       );
     });
     app.addHook('onRequest', async (req, reply) => {
+      if (signalAt(routePath(req))) await senders.lookUpSocket(req.raw.socket);
       const reservation = budget.open();
       reservations.set(req, reservation);
       // 'close' comes after the reply is sent or when the client goes away: the budget is returned either way
@@ -115,7 +126,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
     return reply.code(200).type(MEDIA_TYPES[encoding]).send(encodeExportResponse(signal, encoding, consumed.rejected, consumed.message));
   }
 
-  return { plugin, stats, budget, bytesInFlight: () => budget.bytes };
+  return { plugin, stats, budget, bytesInFlight: () => budget.bytes, senders };
 }
 
 /** The request's path without its query. */

@@ -17,6 +17,7 @@ import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
 import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
 import { isExecutable } from '../model/executables';
 import { hostPort } from '../config/hosts';
+import { portHolderProblem } from './port-holder';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -61,13 +62,13 @@ export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
   const goose = gooseBinaryCheck(ctx.env);
   const otlp = otlpConfigChecks(config(), base);
   const environment = environmentChecks(ctx.env, base);
-  const { check: collector, health } = await probe;
+  const { check: collector, health, untrusted } = await probe;
   // read after the probe answered: on a large log this takes a while, and the probe's timeout runs
   const log = logChecks(ctx.log);
   const checks: Check[] = [collector];
   if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
   checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export), goose, ...otlp, ...environment, ...(await plugin), ...log);
-  if (ctx.sendTest) checks.push(...(await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
+  if (ctx.sendTest) checks.push(...(untrusted ? [SEND_TEST_WITHHELD] : await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
   return checks;
 }
 
@@ -92,9 +93,18 @@ function sameFile(a: string, b: string): boolean {
 /** /health as read over HTTP: another program or another Beacon version may answer, so every field is checked before use. */
 type Health = Partial<HealthReport>;
 
-/** The collector check, and the /health body it read (when it was Beacon's). */
-export async function collectorCheck(base: string, ctx: Omit<DoctorContext, 'service'> & { service?: Promise<ServiceState> }, timeoutMs: number): Promise<{ check: Check; health?: Health }> {
+/** --send-test after the collector check found the port held by something else: nothing (no otlpToken) is sent to it. */
+export const SEND_TEST_WITHHELD: Check = { id: 'send-test', status: 'fail', message: 'nothing sent: the port is not your collector\'s (see the collector check)', fix: 'fix the collector check first' };
+
+/**
+ * The collector check, and the /health body it read (when it was Beacon's). `untrusted`: the port
+ * is held by another user or another process than the collector the address file names — nothing
+ * it answers is believed, and --send-test sends it nothing.
+ */
+export async function collectorCheck(base: string, ctx: Omit<DoctorContext, 'service'> & { service?: Promise<ServiceState> }, timeoutMs: number): Promise<{ check: Check; health?: Health; untrusted?: true }> {
   const where = ctx.portSource ? ` (port from ${ctx.portSource})` : '';
+  const holder = await portHolderProblem(ctx, where);
+  if (holder) return { check: holder, untrusted: true };
   let r: HttpAnswer;
   let body: Health = {};
   try {

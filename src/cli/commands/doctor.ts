@@ -2,7 +2,7 @@ import { collectorConfig } from '../../config/config';
 import { isWildcard, hostPort } from '../../config/hosts';
 import { agentChecks, agentSummary, agentValues, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
-import { collectorCheck, runDoctor, type Check } from '../../setup/doctor';
+import { SEND_TEST_WITHHELD, collectorCheck, runDoctor, type Check } from '../../setup/doctor';
 import { defaultServiceKind, serviceState } from '../../setup/service';
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
@@ -55,7 +55,8 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     // Set up for gRPC: is the collector's gRPC listener where the agent sends?
     if (target.protocol === 'grpc' && collector.health) checks.splice(1, 0, grpcListenerCheck(agent, target, collector.health.grpc));
     // Loaded for --send-test only: its OTLP encoder is protobufjs (45 modules, ~30 ms of every doctor run).
-    if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env, target)));
+    if (values['send-test'] && collector.untrusted) checks.push(SEND_TEST_WITHHELD);
+    else if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env, target)));
   } else {
     const doctor = runDoctor({
       env, cwd, host, port, portSource: source,
