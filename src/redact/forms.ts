@@ -143,12 +143,17 @@ const flag: Detector = {
 };
 
 // `"name": "DB_PASSWORD", "value": …` (JSON, also \"-escaped) and `name: DB_PASSWORD` then `value: …` (YAML)
-const NAMED_VALUE_JSON = /(\\?["'])(?:name|key)\1[ \t]*:[ \t]*(\\?["'])([^"'\\\n]{1,100})\2\s*,\s*(\\?["'])value\4[ \t]*:[ \t]*/gi;
+// (the patterns begin with a word, not a quote, so that the engine skips the many quotes of code at once; the
+// opening quote is checked after, by quotedBefore)
+const NAMED_VALUE_JSON = /(?:name|key)(\\?["'])[ \t]*:[ \t]*(\\?["'])([^"'\\\n]{1,100})\2\s*,\s*(\\?["'])value\4[ \t]*:[ \t]*/gi;
 const NAMED_VALUE_YAML = /\b(?:name|key):[ \t]*(["']?)([A-Za-z_][\w.-]{0,100})\1[ \t]*\r?\n[ \t]*value:[ \t]*/gi;
 // `["Authorization", "token …"]`, `("password", "…")`: a two-item list, a name then its value
 const LIST_PAIR = /[[(]\s*(\\?["'])([A-Za-z][\w.-]{0,80})\1\s*,\s*(?=\\?["'])/g;
 // `"--passphrase", "…"`: a secret flag and its value as two argv items
-const ARGV_PAIR = /(\\?["'])--?([A-Za-z][\w-]{1,40})\1\s*,\s*(?=\\?["'])/g;
+const ARGV_PAIR = /--?([A-Za-z][\w-]{1,40})(\\?["'])\s*,\s*(?=\\?["'])/g;
+
+/** A quote just before `at`: the match that starts there is a quoted word. */
+const quotedBefore = (s: string, at: number) => s[at - 1] === '"' || s[at - 1] === "'";
 
 /** The end of a list at `at` (past the value's closing quote): `]` or `)` after optional spaces. */
 function closesList(s: string, at: number): boolean {
@@ -169,6 +174,7 @@ const namedPair: Detector = {
     for (const [re, nameGroup, lineMode] of [[NAMED_VALUE_JSON, 3, false], [NAMED_VALUE_YAML, 2, true]] as const) {
       re.lastIndex = 0;
       while ((m = re.exec(s)) !== null) {
+        if (!lineMode && !quotedBefore(s, m.index)) continue;
         const verdict = judgeName(m[nameGroup]!);
         if (verdict !== 'plain') keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
       }
@@ -182,7 +188,8 @@ const namedPair: Detector = {
     }
     ARGV_PAIR.lastIndex = 0;
     while ((m = ARGV_PAIR.exec(s)) !== null) {
-      const verdict = judgeFlag(m[2]!);
+      if (!quotedBefore(s, m.index)) continue;
+      const verdict = judgeFlag(m[1]!);
       const p = m.index + m[0].length;
       if (verdict !== 'plain' && s[p + (s[p] === '\\' ? 2 : 1)] !== '-') keep(s, valueAt(s, p, false), verdict, out);
     }
@@ -246,13 +253,27 @@ function awsSecretLike(v: string): boolean {
  * A prompt and the answer after it, as a transcript shows them: `Enter passphrase for key '…': X`,
  * `Enter PEM pass phrase: X`, `[sudo] password for alice: X`. The answer is the rest of its line.
  * A prompt needs a verb before it or a `for …` after it (`password: x` alone is an assignment,
- * forms.ts), and prose without the colon is no prompt.
+ * above), and prose without the colon is no prompt.
  */
-const PROMPT_WORD = '(?:pass(?:word|phrase|code)|pass[ \\t]phrase)';
-const PROMPT = new RegExp(
-  `(?:\\b(?:enter|re-?enter|retype|confirm|verify)(?:[ \\t]+(?:new|old|current|the|your|pem|same))*[ \\t]+${PROMPT_WORD}\\b(?:[ \\t]+(?:for|of|again)\\b[^\\n]{0,200}?)?|(?:\\[sudo\\][ \\t]+)?\\b${PROMPT_WORD}[ \\t]+for\\b[^\\n]{0,200}?)[ \\t]*:[ \\t]*([^\\s][^\\n]*?)[ \\t]*\\r?$`,
-  'dgim',
-);
+const PROMPT = /\bpass(?:word|phrase|code|[ \t]phrase)\b([ \t]+(?:for|of|again)\b[^\n]{0,200}?)?[ \t]*:[ \t]*([^\s][^\n]*?)[ \t]*\r?$/dgim;
+/** What makes `password:` a prompt rather than a name (checked on the 40 characters before it). */
+const PROMPT_VERB = /\b(?:enter|re-?enter|retype|confirm|verify)(?:[ \t]+(?:new|old|current|the|your|pem|same))*[ \t]+$/i;
+// the regex begins at the prompt's word and looks back for its verb: the engine skips to each `pass`
+const prompt: Detector = {
+  id: 'password-prompt-answer',
+  source: 'beacon',
+  keywords: ['pass'],
+  find(s, out) {
+    PROMPT.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = PROMPT.exec(s)) !== null) {
+      if (m[1] === undefined && !PROMPT_VERB.test(s.slice(Math.max(0, m.index - 40), m.index))) continue;
+      const [start, end] = m.indices![2]!;
+      out.push({ start, end });
+    }
+  },
+};
+
 /**
  * `scheme://user:PASSWORD@host`: the password is everything up to the last `@` that a host follows
  * (a host name or address, an optional port, then the end of the authority), so a password may hold
@@ -283,6 +304,6 @@ export const DETECTORS: readonly Detector[] = [
   pattern('slack-token', 'beacon', ['xox'], /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg),
   pattern('netrc-password', 'beacon', ['machine', 'default'], NETRC, 1, (v) => !NOT_A_VALUE.test(v)),
   pattern('aws-secret-access-key', 'beacon', [], BARE_AWS_SECRET, 0, awsSecretLike),
-  pattern('password-prompt-answer', 'beacon', ['pass'], PROMPT, 1),
+  prompt,
   ...COMMAND_DETECTORS,
 ];
