@@ -5,7 +5,9 @@
  * scheme, and the Go Beacon's patterns (`sk-…`, bearer tokens) so both redact at least alike.
  * Each finds the secret *value* only: what precedes and follows it is kept.
  */
+import { COMMAND_DETECTORS } from './command-forms';
 import { judgeName, secretValue, type NameVerdict } from './names';
+import { judgeFlag, pairValue } from './pairs';
 import { shannon, type TextRange } from './rule-set';
 
 export interface Detector {
@@ -18,7 +20,7 @@ export interface Detector {
 }
 
 /** Stems of the secret names `names.ts` recognizes: a name can only be secret if it holds one. */
-const NAME_STEMS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'signature'];
+const NAME_STEMS = ['pass', 'pwd', 'pw', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'signature'];
 
 // `name <op> value` where name is a word, optionally quoted (also \"-escaped, as in JSON text inside JSON)
 const ASSIGNMENT = /(?<![\w.$])(\\?["'`]?)([A-Za-z_][\w.-]{0,80})\1\]?[ \t]*(:=|=>|=|:)(?!=)[ \t]*/g;
@@ -123,9 +125,6 @@ const assignment: Detector = {
   },
 };
 
-/** Flags that are switches far more often than they take a secret (`gh repo create --private`, `--pin`). */
-const SWITCH_WORDS = /(?:^|[-_])(?:private|pin|sig|signature)$/i;
-
 const flag: Detector = {
   id: 'secret-named-cli-flag',
   source: 'beacon',
@@ -134,13 +133,65 @@ const flag: Detector = {
     FLAG.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = FLAG.exec(s)) !== null) {
-      const name = m[1]!;
-      if (/^no-/i.test(name) || SWITCH_WORDS.test(name)) continue;
-      const verdict = judgeName(name);
+      const verdict = judgeFlag(m[1]!);
       if (verdict === 'plain') continue;
       const p = m.index + m[0].length;
       if (s[p] === '-') continue;
       keep(s, valueAt(s, p, false), verdict, out);
+    }
+  },
+};
+
+// `"name": "DB_PASSWORD", "value": …` (JSON, also \"-escaped) and `name: DB_PASSWORD` then `value: …` (YAML)
+// (the patterns begin with a word, not a quote, so that the engine skips the many quotes of code at once; the
+// opening quote is checked after, by quotedBefore)
+const NAMED_VALUE_JSON = /(?:name|key)(\\?["'])[ \t]*:[ \t]*(\\?["'])([^"'\\\n]{1,100})\2\s*,\s*(\\?["'])value\4[ \t]*:[ \t]*/gi;
+const NAMED_VALUE_YAML = /\b(?:name|key):[ \t]*(["']?)([A-Za-z_][\w.-]{0,100})\1[ \t]*\r?\n[ \t]*value:[ \t]*/gi;
+// `["Authorization", "token …"]`, `("password", "…")`: a two-item list, a name then its value
+const LIST_PAIR = /[[(]\s*(\\?["'])([A-Za-z][\w.-]{0,80})\1\s*,\s*(?=\\?["'])/g;
+// `"--passphrase", "…"`: a secret flag and its value as two argv items
+const ARGV_PAIR = /--?([A-Za-z][\w-]{1,40})(\\?["'])\s*,\s*(?=\\?["'])/g;
+
+/** A quote just before `at`: the match that starts there is a quoted word. */
+const quotedBefore = (s: string, at: number) => s[at - 1] === '"' || s[at - 1] === "'";
+
+/** The end of a list at `at` (past the value's closing quote): `]` or `)` after optional spaces. */
+function closesList(s: string, at: number): boolean {
+  let q = at;
+  if (s[q] === '\\') q++;
+  if (s[q] === '"' || s[q] === "'") q++;
+  while (q < s.length && /\s/.test(s[q]!)) q++;
+  return s[q] === ']' || s[q] === ')';
+}
+
+/** Secrets named by the data beside them rather than by their key (issue 29 item 9; parsed JSON: pairs.ts). */
+const namedPair: Detector = {
+  id: 'secret-named-pair',
+  source: 'beacon',
+  keywords: NAME_STEMS,
+  find(s, out) {
+    let m: RegExpExecArray | null;
+    for (const [re, nameGroup, lineMode] of [[NAMED_VALUE_JSON, 3, false], [NAMED_VALUE_YAML, 2, true]] as const) {
+      re.lastIndex = 0;
+      while ((m = re.exec(s)) !== null) {
+        if (!lineMode && !quotedBefore(s, m.index)) continue;
+        const verdict = judgeName(m[nameGroup]!);
+        if (verdict !== 'plain') keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
+      }
+    }
+    LIST_PAIR.lastIndex = 0;
+    while ((m = LIST_PAIR.exec(s)) !== null) {
+      const verdict = judgeName(m[2]!);
+      if (verdict === 'plain') continue;
+      const range = valueAt(s, m.index + m[0].length, false);
+      if (range && closesList(s, range.end) && pairValue(verdict, s.slice(range.start, range.end))) keep(s, range, verdict, out);
+    }
+    ARGV_PAIR.lastIndex = 0;
+    while ((m = ARGV_PAIR.exec(s)) !== null) {
+      if (!quotedBefore(s, m.index)) continue;
+      const verdict = judgeFlag(m[1]!);
+      const p = m.index + m[0].length;
+      if (verdict !== 'plain' && s[p + (s[p] === '\\' ? 2 : 1)] !== '-') keep(s, valueAt(s, p, false), verdict, out);
     }
   },
 };
@@ -198,13 +249,48 @@ function awsSecretLike(v: string): boolean {
   return /[A-Z]/.test(v) && /[a-z]/.test(v) && /\d/.test(v) && !v.includes('//') && shannon(v) >= MIN_BARE_ENTROPY;
 }
 
+/**
+ * A prompt and the answer after it, as a transcript shows them: `Enter passphrase for key '…': X`,
+ * `Enter PEM pass phrase: X`, `[sudo] password for alice: X`. The answer is the rest of its line.
+ * A prompt needs a verb before it or a `for …` after it (`password: x` alone is an assignment,
+ * above), and prose without the colon is no prompt.
+ */
+const PROMPT = /\bpass(?:word|phrase|code|[ \t]phrase)\b([ \t]+(?:for|of|again)\b[^\n]{0,200}?)?[ \t]*:[ \t]*([^\s][^\n]*?)[ \t]*\r?$/dgim;
+/** What makes `password:` a prompt rather than a name (checked on the 40 characters before it). */
+const PROMPT_VERB = /\b(?:enter|re-?enter|retype|confirm|verify)(?:[ \t]+(?:new|old|current|the|your|pem|same))*[ \t]+$/i;
+// the regex begins at the prompt's word and looks back for its verb: the engine skips to each `pass`
+const prompt: Detector = {
+  id: 'password-prompt-answer',
+  source: 'beacon',
+  keywords: ['pass'],
+  find(s, out) {
+    PROMPT.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = PROMPT.exec(s)) !== null) {
+      if (m[1] === undefined && !PROMPT_VERB.test(s.slice(Math.max(0, m.index - 40), m.index))) continue;
+      const [start, end] = m.indices![2]!;
+      out.push({ start, end });
+    }
+  },
+};
+
+/**
+ * `scheme://user:PASSWORD@host`: the password is everything up to the last `@` that a host follows
+ * (a host name or address, an optional port, then the end of the authority), so a password may hold
+ * `:`, `/`, `?`, `#` and `@` unencoded (issue 29 item 9: `/` and `+` in a base64 password).
+ */
+const URL_PASSWORD = /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s"'<>]{1,256})@(?=\[?[A-Za-z0-9._~-]*[A-Za-z0-9\]](?::\d{1,5})?(?![\w.~%@:-]))/dg;
+/** `https://host:8443/pkg@1.2.3`: a port and a path with an `@` in it, not `user:password@` */
+const PORT_THEN_PATH = /^\d{1,5}(?:[/?#]|$)/;
+
 export const DETECTORS: readonly Detector[] = [
   assignment,
   flag,
+  namedPair,
   // URL userinfo: scheme://user:password@host (the password), scheme://TOKEN@host (a token-like user)
   configSet,
-  // a password may hold `#`, `@`, `%`, `^` unencoded: it runs to the last `@` before the path
-  pattern('url-userinfo-password', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s/?"'<>]{1,256})@/dg, 1),
+  // a password may hold `:`, `/`, `#`, `@`, `%`, `^` unencoded: it runs to the last `@` before a host
+  pattern('url-userinfo-password', 'beacon', ['://'], URL_PASSWORD, 1, (v) => !PORT_THEN_PATH.test(v)),
   pattern('url-userinfo-token', 'beacon', ['://'], /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s/?#@"'<>:]{16,})@/dg, 1, (v) => /\d/.test(v)),
   pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]{0,300}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
   pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,300}?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
@@ -218,4 +304,6 @@ export const DETECTORS: readonly Detector[] = [
   pattern('slack-token', 'beacon', ['xox'], /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg),
   pattern('netrc-password', 'beacon', ['machine', 'default'], NETRC, 1, (v) => !NOT_A_VALUE.test(v)),
   pattern('aws-secret-access-key', 'beacon', [], BARE_AWS_SECRET, 0, awsSecretLike),
+  prompt,
+  ...COMMAND_DETECTORS,
 ];

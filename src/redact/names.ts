@@ -17,6 +17,8 @@ const SECRET_WORDS = new Set([
   'sessiontoken', 'apitoken', 'refreshtoken', 'cookie', 'sharedaccesssignature', 'accountkey', 'sharedaccesskey',
   // request signatures (S3's X-Amz-Signature, Azure SAS `sig`), one-time codes and PINs (issue 22 item 9)
   'sig', 'otp', 'totp', 'passcode', 'pin',
+  // `{"pw": …}`, `plink -pw …`, `admin_pw=…` (issue 29 item 9)
+  'pw',
 ]);
 /** `signature` is secret alone or after one of these (`X-Amz-Signature`), not in `function_signature`. */
 const SIGNATURE_QUALIFIERS = new Set(['amz', 'aws', 'request', 'hmac', 'webhook', 'url', 'sas', 'hub', 'x', 'auth']);
@@ -33,7 +35,7 @@ const KEY_QUALIFIERS = new Set([
   'gpg', 'pgp', 'hmac', 'jwt', 'service', 'server', 'root', 'live', 'write', 'read', 'sas',
 ]);
 /** Environment-style names (`DB_PASS`) ending in one of these are secret. */
-const ENV_SUFFIX = /(?:_(?:KEY|TOKEN|SECRET|PASS|PWD)|PASSWORD|PASSWD|PASSPHRASE)$/;
+const ENV_SUFFIX = /(?:_(?:KEY|TOKEN|SECRET|PASS|PWD|PW)|PASSWORD|PASSWD|PASSPHRASE)$/;
 /** One lower-case word ending like this is a joined password name (`pgpassword`, `adminpasswd`). */
 const JOINED_PASSWORD = /(?:password|passwd|passphrase)$/;
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
@@ -50,7 +52,8 @@ export function judgeName(name: string): NameVerdict {
 }
 
 function judge(name: string): NameVerdict {
-  if (name.length < 3 || name.length > 100) return 'plain';
+  // two letters: `pw` is the one secret name that short (`id`, `ok`, `to` are not)
+  if (name.length < 2 || name.length > 100) return 'plain';
   if (ENV_NAME.test(name) && ENV_SUFFIX.test(name)) return 'secret';
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -63,6 +66,8 @@ function judge(name: string): NameVerdict {
   const prev = words[words.length - 2];
   if (last === 'key' && prev !== undefined && KEY_QUALIFIERS.has(prev)) return 'secret';
   if (last === 'code' && prev !== undefined && CODE_QUALIFIERS.has(prev)) return 'secret';
+  // a GCP service account's `private_key_id` names its key: redacted with the key (issue 29 item 9)
+  if (last === 'id' && prev === 'key' && words[words.length - 3] === 'private') return 'secret';
   if (last === 'signature' && (prev === undefined || SIGNATURE_QUALIFIERS.has(prev))) return 'secret';
   if (words.length === 1 && SECRET_ALONE.has(last)) return 'secret';
   if (SECRET_PLURALS.has(last) && (last === 'passwords' || (last !== 'keys' && words.length === 1) || (prev !== undefined && KEY_QUALIFIERS.has(prev)))) return 'secret-unless-count';

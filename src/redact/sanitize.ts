@@ -3,6 +3,7 @@ import type { BeaconRecord, ContentField } from '../model/record';
 import { capRecord } from './event-cap';
 import { MARK, STRING_LIMIT, STRUCTURED_STRING_LIMIT, truncateString } from './limits';
 import { judgeName, secretValue } from './names';
+import { namedValueKey, secretItems } from './pairs';
 import { maySecret, REDACTED, redactKnown, redactText } from './secrets';
 
 export type { ContentField } from '../model/record';
@@ -211,14 +212,21 @@ function walkSection(w: Walk, node: Record<string, unknown>, section: string): v
 /** Any depth below a section: a secret-named key loses its whole value. */
 function walkNode(w: Walk, node: Record<string, unknown> | unknown[], limit: number): void {
   if (Array.isArray(node)) {
+    // a header pair's value, a secret flag's argument: secrets by their place in the list
+    const placed = w.redact ? secretItems(node) : [];
     for (let i = 0; i < node.length; i++) {
       const v = node[i];
-      if (typeof v === 'string') visitString(w, node as unknown as Record<string, unknown>, i as unknown as string, limit, '');
+      if (placed.includes(i)) redactAll(w, node as unknown as Record<string, unknown>, i as unknown as string);
+      else if (typeof v === 'string') visitString(w, node as unknown as Record<string, unknown>, i as unknown as string, limit, '');
       else if (v !== null && typeof v === 'object') walkNode(w, v as Record<string, unknown>, limit);
     }
     return;
   }
+  // `{"name": "DB_PASSWORD", "value": …}`: the value's name is its sibling's value
+  const named = w.redact ? namedValueKey(node) : undefined;
+  if (named !== undefined) redactAll(w, node, named);
   for (const original of Object.keys(node)) {
+    if (original === named) continue;
     const key = w.redact ? redactKey(w, node, original) : original;
     const v = node[key];
     if (v === null || v === undefined || typeof v === 'boolean') continue;

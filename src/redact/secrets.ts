@@ -29,8 +29,21 @@ const PREFILTER = buildPrefilter();
 
 function buildPrefilter(): RegExp {
   const add = (k: string, r: Runner) => direct.set(k, [...(direct.get(k) ?? []), r]);
-  for (const [k, ids] of matcher.keywordRules()) for (const id of ids) add(k, { kind: 'rule', id });
-  for (const d of DETECTORS) for (const k of d.keywords) add(k, { kind: 'detector', detector: d });
+  // one Runner per rule and per detector, shared by all its keywords: a string is scanned for the set
+  // of runners its keywords name, so a detector with ten keywords (the secret names) runs once, not
+  // once per keyword found (it ran up to ten times over the same string)
+  const rules = new Map<string, Runner>();
+  for (const [k, ids] of matcher.keywordRules()) {
+    for (const id of ids) {
+      let r = rules.get(id);
+      if (!r) rules.set(id, (r = { kind: 'rule', id }));
+      add(k, r);
+    }
+  }
+  for (const d of DETECTORS) {
+    const r: Runner = { kind: 'detector', detector: d };
+    for (const k of d.keywords) add(k, r);
+  }
   for (const d of DETECTORS) if (d.keywords.length === 0) UNGATED.push(d);
   return new RegExp(prefilterSource(prefilterKeywords()), 'gi');
 }

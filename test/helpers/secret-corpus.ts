@@ -103,6 +103,19 @@ export const SECRET_SHAPES: SecretShape[] = [
   shape('postgres url, # in password', `Ab#${rnd(10)}`, ([s]) => `psql postgres://app:${s}@db:5432/prod`),
   shape('mongodb srv url, @ and % in password', `p@${rnd(6)}%2F${rnd(6)}`, ([s]) => `mongosh "mongodb+srv://admin:${s}@cluster0.mongodb.net/test"`),
   shape('https userinfo, ^ and # in password', `d^${rnd(8)}#${rnd(4)}`, ([s]) => `git clone https://deploy:${s}@git.acme.dev/acme/api.git`),
+  // issue 29 item 9: shapes stored verbatim on every path (db, export, forwarded copies)
+  shape('ssh-keygen -P and -N', [rnd(14), `new ${rnd(12)}`], ([o, n]) => `ssh-keygen -p -f ~/.ssh/id_ed25519 -P ${o} -N '${n}'`),
+  shape('htpasswd -b', rnd(16), ([s]) => `sudo htpasswd -b /etc/nginx/.htpasswd alice ${s}`),
+  shape('htpasswd -nbB', rnd(16), ([s]) => `htpasswd -nbB -C 12 admin "${s}" >> users.htpasswd`),
+  shape('passphrase prompt transcript', `${rnd(10)} ${rnd(8)}`, ([s]) => `$ ssh-add ~/.ssh/id_ed25519\nEnter passphrase for key '/home/alice/.ssh/id_ed25519': ${s}\nIdentity added: /home/alice/.ssh/id_ed25519 (alice@laptop)`),
+  shape('https userinfo, : and / in password', `${rnd(6)}:${rnd(6)}/${rnd(8)}`, ([s]) => `git clone https://deploy:${s}@git.acme.dev/acme/api.git`),
+  shape('base64 password in userinfo', `${rnd(12, B64)}/${rnd(10, B64)}+${rnd(8, B64)}==`, ([s]) => `pip install --index-url https://ci:${s}@pypi.acme.dev/simple acme-tools`),
+  shape('kubernetes env list json', rnd(24), ([s]) => `kubectl get deploy api -o json | jq .spec.template.spec.containers[0].env\n[{"name": "DB_HOST", "value": "db.local"}, {"name": "DB_PASSWORD", "value": "${s}"}]`),
+  shape('kubernetes env list yaml', rnd(32, URLSAFE), ([s]) => `    env:\n      - name: PORT\n        value: "8080"\n      - name: API_TOKEN\n        value: ${s}`),
+  shape('header list', rnd(40, HEX), ([s]) => `fetch(url, { headers: [["Accept", "application/json"], ["Authorization", "token ${s}"]] })`),
+  shape('pw key', rnd(14), ([s]) => `{"user": "bob", "pw": "${s}"}`),
+  shape('flag and value as argv items', rnd(18), ([s]) => `spawn: ["gpg", "--batch", "--passphrase", "${s}", "-d", "secrets.gpg"]`),
+  shape('gcp private_key_id', rnd(40, HEX), ([s]) => `{"type": "service_account", "project_id": "acme-prod", "private_key_id": "${s}", "client_email": "ci@acme-prod.iam.gserviceaccount.com"}`),
 ];
 
 /**
@@ -116,6 +129,12 @@ export const STRUCTURED_SHAPES: { name: string; value: Record<string, unknown>; 
   ((v) => ({ name: 'key named private', value: { kty: 'OKP', private: v }, secrets: [v] }))(rnd(43, URLSAFE)),
   ((v) => ({ name: 'key named pin', value: { card: 'visa', pin: v }, secrets: [v] }))(rnd(6, '0123456789')),
   ((v) => ({ name: 'key named otp_code', value: { user: 'bob', otp_code: v }, secrets: [v] }))(rnd(8, '0123456789')),
+  // issue 29 item 9: the name is a sibling's value, or the item before
+  ((v) => ({ name: 'env list entry', value: { containerDefinitions: [{ environment: [{ name: 'DB_HOST', value: 'db.local' }, { name: 'DB_PASSWORD', value: v }] }] }, secrets: [v] }))(rnd(20)),
+  ((v) => ({ name: 'header pairs', value: { headers: [['Accept', 'application/json'], ['Authorization', `token ${v}`]] }, secrets: [v] }))(rnd(40, HEX)),
+  ((v) => ({ name: 'argv flag then value', value: { argv: ['gpg', '--batch', '--passphrase', v, '-d', 'secrets.gpg'] }, secrets: [v] }))(rnd(18)),
+  ((v) => ({ name: 'key named pw', value: { user: 'bob', pw: v }, secrets: [v] }))(rnd(14)),
+  ((v) => ({ name: 'gcp private_key_id', value: { type: 'service_account', private_key_id: v }, secrets: [v] }))(rnd(40, HEX)),
 ];
 
 export interface NearMiss {
@@ -155,6 +174,15 @@ export const NEAR_MISSES: NearMiss[] = [
   { name: 'url with port and at-path', text: 'npm i https://registry.acme.dev:8443/pkg@1.2.3' },
   { name: 'max and input tokens counts', text: '{"tokens": 512, "max_tokens": 1024}' },
   { name: 'private flag', text: '{"name": "app", "private": true}' },
+  // issue 29 item 9: look-alikes of the shapes above
+  { name: 'ssh-keygen without -P or -N', text: 'ssh-keygen -t ed25519 -C alice@example.com -f ~/.ssh/id_ed25519' },
+  { name: 'htpasswd without -b', text: 'htpasswd -c /etc/nginx/.htpasswd alice' },
+  { name: 'url with @ in the path', text: 'curl -O https://unpkg.com/react@18.2.0/umd/react.production.min.js' },
+  { name: 'url with port and @ in the path', text: 'open http://localhost:5173/@fs/home/alice/app/src/main.ts' },
+  { name: 'name/value entry that is no secret', text: '{"name":"DB_HOST","value":"db.local"}' },
+  { name: 'pw in prose', text: 'Reset the pw from the admin page; pw resets take a minute.' },
+  { name: 'required fields list', text: '{"required": ["password", "username"]}' },
+  { name: 'passphrase prompt, no answer', text: "Enter passphrase for key '/home/alice/.ssh/id_ed25519':\nIdentity added: /home/alice/.ssh/id_ed25519" },
 ];
 
 /** The first part of `secret` found in `haystack` (the whole, or any 12-character piece), if any. */

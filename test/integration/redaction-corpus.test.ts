@@ -1,16 +1,20 @@
 /**
  * The redaction corpus through all three paths, as agents produce it: OTLP over a real socket, hooks
  * run through `sh -c`, goose's stream piped into `beacon stream goose`. No part of any secret may
- * appear in `beacon events --json`, in any byte of the db, WAL, SHM or export files, or in anything
- * the collector, the hooks or the stream adapter print; every near miss must be stored verbatim.
+ * appear in `beacon events --json`, in any byte of the db, WAL, SHM or export files, in any byte
+ * forwarded (OTLP/HTTP and syslog over TCP), or in anything the collector, the hooks or the stream
+ * adapter print; every near miss must be stored verbatim.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
+import { waitCaughtUp } from '../helpers/forward';
 import { runHookAsync, type HookRun } from '../helpers/hooks';
+import { startFaultProxy, startMockReceiver, type FaultProxy, type MockReceiver } from '../helpers/otlp-receiver';
 import { traceRequest, type SpanSpec } from '../helpers/otlp-json';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 import { leaks, NEAR_MISSES, SECRET_SHAPES, STRUCTURED_SHAPES } from '../helpers/secret-corpus';
@@ -38,8 +42,9 @@ const structured = (text: string, i: number) => ({
   command: text,
   env: { API_KEY: SECRET_SHAPES[i % SECRET_SHAPES.length]!.secrets[0]!.slice(0, 60), HOME: '/home/alice' },
   db: { password: SECRET_SHAPES[(i + 7) % SECRET_SHAPES.length]!.secrets[0]!.slice(0, 60) },
-  // issue 22 item 9: secrets that only the structure names (a token as a key, `sig`, `pin`…)
-  options: STRUCTURED_SHAPES[i % STRUCTURED_SHAPES.length]!.value,
+  // issue 22 item 9: secrets that only the structure names (a token as a key, `sig`, `pin`…); every
+  // shape is placed in some chunk however many there are of each
+  options: Object.fromEntries(STRUCTURED_SHAPES.flatMap((s, k) => (k % ALL.length === i % ALL.length ? [[`shape${k}`, s.value]] : []))),
 });
 const STRUCTURED_SECRETS = [
   ...ALL.map((_, i) => ({ name: `structured ${i}`, text: '', secrets: [structured('', i).env.API_KEY, structured('', i).db.password] })),
@@ -113,6 +118,14 @@ function streamInput(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A plain-TCP syslog receiver that keeps every byte it is sent (what a SIEM would store). */
+async function startByteSink(): Promise<{ port: number; bytes: () => Buffer; close: () => Promise<void> }> {
+  const got: Buffer[] = [];
+  const server: Server = createServer((socket) => socket.on('data', (b: Buffer) => got.push(b)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, bytes: () => Buffer.concat(got), close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 const everyShape = [...SECRET_SHAPES, ...STRUCTURED_SECRETS, { name: 'token in version and working directory', text: '', secrets: [PAT_IN_IDS] }];
 
 describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES.length} near misses) through OTLP, hooks and stream`, () => {
@@ -120,6 +133,9 @@ describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES
   let log: string;
   let exportPath: string;
   let c: RunningCollector;
+  let mock: MockReceiver;
+  let proxy: FaultProxy;
+  let sink: Awaited<ReturnType<typeof startByteSink>>;
   const printed: string[] = [];
 
   before(async () => {
@@ -127,7 +143,13 @@ describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES
     log = join(dir, 'events.db');
     exportPath = join(dir, 'logs', 'runtime.jsonl');
     const cfg = join(dir, 'config.json');
-    writeFileSync(cfg, JSON.stringify({ collector: { exportPath } }));
+    mock = await startMockReceiver();
+    proxy = await startFaultProxy(mock.url, []); // no faults: it keeps the bodies Beacon forwards
+    sink = await startByteSink();
+    writeFileSync(cfg, JSON.stringify({ collector: { exportPath, forward: [
+      { name: 'gateway', type: 'otlp', endpoint: proxy.url, from: 'start', batchDelayMs: 100, timeoutMs: 2000 },
+      { name: 'siem', type: 'syslog', address: `127.0.0.1:${sink.port}`, tls: false, from: 'start', batchDelayMs: 100, timeoutMs: 3000 },
+    ] } }));
     c = await startCollector({ log, args: ['--config', cfg], env: { BEACON_LOG_LEVEL: 'debug' } });
 
     const { spans, resource } = otlpSpans();
@@ -142,10 +164,14 @@ describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES
     const s = spawnSync('sh', ['-c', `"${process.execPath}" "${BEACON_BIN}" stream goose --log '${log}'`], { input: streamInput(), encoding: 'utf8' });
     assert.equal(s.status, 0, s.stderr);
     printed.push(s.stdout, s.stderr);
+    await waitCaughtUp(c, log, 'every stored event forwarded to both destinations');
   });
 
   after(async () => {
     await c?.stop();
+    await proxy?.close();
+    await mock?.close();
+    await sink?.close();
   });
 
   const stored = () => runBeacon(['events', '--log', log, '--json', '--since', '3650d']).stdout;
@@ -177,6 +203,14 @@ describe(`redaction corpus (${SECRET_SHAPES.length} secret shapes, ${NEAR_MISSES
       const text = JSON.stringify(evs.filter((e) => e.harness.collection_method === m));
       const missing = NEAR_MISSES.filter((n) => !text.includes(JSON.stringify(n.text).slice(1, -1))).map((n) => n.name);
       assert.deepEqual(missing, [], `${m}: near misses altered`);
+    }
+  });
+
+  it('no part of any secret in any byte forwarded (OTLP/HTTP and syslog)', () => {
+    const forwarded = { otlp: Buffer.concat(proxy.bodies), syslog: sink.bytes() };
+    for (const [what, bytes] of Object.entries(forwarded)) {
+      assert.ok(bytes.length > 0, `${what}: events were forwarded`);
+      assert.deepEqual([...leaks(bytes.toString('latin1'), everyShape), ...leaks(bytes.toString('utf8'), everyShape)], [], what);
     }
   });
 

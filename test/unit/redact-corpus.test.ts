@@ -32,6 +32,32 @@ describe('redaction corpus, string by string', () => {
     assert.equal(redactString('curl -u bob:pw12345 https://x && echo done'), 'curl -u bob:[REDACTED] https://x && echo done');
     assert.equal(redactString('{"password": "hunter22", "user": "bob"}'), '{"password": "[REDACTED]", "user": "bob"}');
   });
+
+  // issue 29 item 9: each form takes the value only, and the shapes' look-alikes stay whole
+  const exact: [string, string][] = [
+    ["ssh-keygen -p -f k -P old1pass -N 'new pass 2' -q", "ssh-keygen -p -f k -P [REDACTED] -N '[REDACTED]' -q"],
+    ['ssh-keygen -t ed25519 -Nn3wpass99 -f k', 'ssh-keygen -t ed25519 -N[REDACTED] -f k'],
+    ["ssh-keygen -t ed25519 -N '' -f k", "ssh-keygen -t ed25519 -N '' -f k"],
+    ['htpasswd -bB -C 10 .htpasswd alice S3cretPw9 && nginx -s reload', 'htpasswd -bB -C 10 .htpasswd alice [REDACTED] && nginx -s reload'],
+    ['htpasswd -nb alice S3cretPw9', 'htpasswd -nb alice [REDACTED]'],
+    ['htpasswd -D .htpasswd alice', 'htpasswd -D .htpasswd alice'],
+    ["Enter passphrase for key '/k': two words\nIdentity added", "Enter passphrase for key '/k': [REDACTED]\nIdentity added"],
+    ['[sudo] password for alice: hunter2x', '[sudo] password for alice: [REDACTED]'],
+    ['Enter PEM pass phrase: p3m-phrase', 'Enter PEM pass phrase: [REDACTED]'],
+    ['https://u:a:b/c@host.dev:8443/x?q=1', 'https://u:[REDACTED]@host.dev:8443/x?q=1'],
+    // the password runs to the last `@` a host follows: an `@` in the path as well costs the host, never the password
+    ['https://u:p@host.dev/x@y', 'https://u:[REDACTED]@y'],
+    ['npm i https://registry.acme.dev:8443/pkg@1.2.3', 'npm i https://registry.acme.dev:8443/pkg@1.2.3'],
+    ['- name: DB_PASSWORD\n  value: "hunter2x"\n- name: PORT\n  value: "80"', '- name: DB_PASSWORD\n  value: "[REDACTED]"\n- name: PORT\n  value: "80"'],
+    ['{\\"name\\":\\"API_TOKEN\\",\\"value\\":\\"t0ken99\\"}', '{\\"name\\":\\"API_TOKEN\\",\\"value\\":\\"[REDACTED]\\"}'],
+    ['{"name": "tokens", "value": 512}', '{"name": "tokens", "value": 512}'],
+    ["requests.get(u, headers=[('Authorization', 'Bearer abc123def456')])", "requests.get(u, headers=[('Authorization', 'Bearer [REDACTED]')])"],
+    ['os.environ.get("DB_PASSWORD", "postgres")', 'os.environ.get("DB_PASSWORD", "postgres")'],
+    ['["gpg", "--passphrase", "s3cret99", "-d"]', '["gpg", "--passphrase", "[REDACTED]", "-d"]'],
+    ['["gh", "repo", "create", "--private", "acme"]', '["gh", "repo", "create", "--private", "acme"]'],
+    ['plink -pw hunter2x host', 'plink -pw [REDACTED] host'],
+  ];
+  for (const [input, expected] of exact) it(`takes only the value: ${JSON.stringify(input)}`, () => assert.equal(redactString(input), expected));
 });
 
 describe('redaction corpus, in records', () => {
@@ -119,6 +145,20 @@ describe('redaction corpus, in records', () => {
       assert.deepEqual(leaks(json, [{ name: shape.name, text: '', secrets: shape.secrets }]), [], json);
     });
   }
+
+  it('keeps look-alikes of name/value entries, header pairs and argv lists in parsed JSON (issue 29 item 9)', () => {
+    const args = {
+      env: [{ name: 'DB_HOST', value: 'db.local' }, { name: 'tokens', value: 512 }],
+      required: ['password', 'username'],
+      argv: ['ssh-keygen', '-t', 'ed25519', '-N', '', '-f', 'k'],
+      switches: ['gh', 'repo', 'create', '--private', 'acme'],
+      headers: [['Accept', 'application/json']],
+      tags: [{ Key: 'auth-mode', Value: 'oidc' }],
+    };
+    const r = record({ gen_ai: { tool: { call: { arguments: structuredClone(args) } } } });
+    sanitizeRecord(r);
+    assert.deepEqual(r.gen_ai!.tool!.call!.arguments, args);
+  });
 
   it('keeps counts under plural names and flags under secret-looking names', () => {
     const args = { tokens: 512, max_tokens: 1024, private: true, pin: null };
