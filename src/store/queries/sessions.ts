@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
 import { COMMAND_FAILED_SQL } from '../log/schema';
-import { TOOL_ACTION_SQL } from './tool-calls';
+import { ACTIVITY_COLUMNS, joinToolCalls, TOOL_ACTION_SQL, type StoredActivity, type TimelineItem } from './tool-calls';
 import { queryUsage, type UsageRow } from './usage';
 import { totalTokens } from './usage-sums';
 
@@ -173,8 +173,11 @@ export function originReader(db: Database.Database): (sessionId: string) => Sess
  * one call: failed when any says so (tool.failed, a command's non-zero exit), denied when the policy
  * denied it, and of the kind its latest classified observation names (tool.invoked, tool.failed and
  * approval.denied name none; ties in time go to the later action name, as the index orders them).
+ * An id some path reported more than once was reused (a provider numbering its calls call_1… anew in
+ * every turn, or two harnesses in one session): its observations are read and paired into calls as
+ * the timeline pairs them (`joinToolCalls`), so the counts are the timeline's.
  *
- * Its two statements are prepared once per page (a page of 50 sessions prepared them 100 times:
+ * Its statements are prepared once per page (a page of 50 sessions prepared them 100 times:
  * ~4 ms of `beacon sessions`).
  */
 function detailReader(db: Database.Database): (sessionId: string) => SessionDetail {
@@ -186,10 +189,40 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
          max(action = 'tool.failed' OR ${COMMAND_FAILED_SQL}) AS failed,
          max(action = 'approval.denied') AS denied
        FROM events ${idx} WHERE session_id = ? AND ${TOOL_ACTION_SQL}
-       GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END)
+       GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END
+       HAVING tool_call_id IS NULL OR count(*) = count(DISTINCT ${PATH_SQL}))
      GROUP BY 1`,
   );
-  return (sessionId) => sessionDetail(totals.get(sessionId) as DetailTotals, kinds.all(sessionId) as DetailKind[]);
+  const reused = db.prepare(
+    `SELECT tool_call_id FROM events ${idx} WHERE session_id = ? AND tool_call_id IS NOT NULL AND ${TOOL_ACTION_SQL}
+     GROUP BY tool_call_id HAVING count(*) > count(DISTINCT ${PATH_SQL})`,
+  ).pluck();
+  const observations = db.prepare(
+    `SELECT ${ACTIVITY_COLUMNS} FROM events ${idx} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
+  ).safeIntegers(true);
+  return (sessionId) => {
+    const detail = sessionDetail(totals.get(sessionId) as DetailTotals, kinds.all(sessionId) as DetailKind[]);
+    const ids = reused.all(sessionId) as string[];
+    if (ids.length > 0) addCalls(detail, joinToolCalls(observations.all(sessionId, JSON.stringify(ids)) as StoredActivity[]));
+    return detail;
+  };
+}
+
+/**
+ * The path an observation came by, in SQL (`joinToolCalls`' pathOf before it reads a second hook
+ * `tool.invoked` as the post-tool one): a path reports a call once, so an id with a path counted
+ * twice names more than one call.
+ */
+const PATH_SQL = `CASE WHEN action = 'approval.denied' THEN 'policy/' || method WHEN method = 'hook' THEN CASE WHEN action = 'tool.invoked' THEN 'pre' ELSE 'post' END ELSE method END`;
+
+function addCalls(detail: SessionDetail, items: TimelineItem[]): void {
+  for (const it of items) {
+    if (it.kind !== 'tool_call') continue;
+    const kind = it.action ?? (it.denied ? 'denied' : 'tool');
+    detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
+    if (it.failed) detail.failedCalls += 1;
+    if (it.denied) detail.deniedCalls += 1;
+  }
 }
 
 interface DetailTotals {
