@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { logEvents, spanEvents } from '../../src/sources/dispatch';
 import { sessionTimeline } from '../../src/store/queries/timeline';
+import { needsAttention } from '../../src/store/queries/overview';
 import { toRows } from '../../src/ingest/rows';
 import { EventLog } from '../../src/store/log/event-log';
 import { decodeJsonTraces } from '../../src/receiver/signals/traces';
@@ -174,6 +175,13 @@ describe('a call id names a call within its session, harness and pairing', () =>
     const failed = table(path, ['--action', 'tool.failed', '--limit', '0']).slice(1);
     assert.equal(failed.length, 6, failed.join('\n'));
     assert.ok(failed.every((l) => /tool\.failed\s+failed\s+c-(one|two)\s/.test(l)), failed.join('\n'));
+    // the dashboard's attention list counts them as the rows do
+    const log = EventLog.open(path);
+    try {
+      assert.equal(needsAttention(log.db).counts['tool.failed'], 6);
+    } finally {
+      log.close();
+    }
   });
 
   it('one session whose provider numbers calls call_1, call_2 in every turn: ten calls are ten rows, counted ten times', () => {
@@ -188,21 +196,22 @@ describe('a call id names a call within its session, harness and pairing', () =>
         // each invocation with its own key, as the installed launcher gives it (BEACON_HOOK_KEY="$$-…")
         runHookSync(path, 'pre-tool', call, { BEACON_HOOK_KEY: `${process.pid}-${++invocations}` });
         storeSpans(path, [gooseShell(session, id, command, now())]);
-        runHookSync(path, 'post-tool', { ...call, event: id === 'call_2' && turn === 3 ? 'PostToolUseFailure' : 'PostToolUse' }, { BEACON_HOOK_KEY: `${process.pid}-${++invocations}` });
+        runHookSync(path, 'post-tool', { ...call, event: id === 'call_2' && (turn === 1 || turn === 3) ? 'PostToolUseFailure' : 'PostToolUse' }, { BEACON_HOOK_KEY: `${process.pid}-${++invocations}` });
       }
     }
     const rows = table(path, ['--session', session]).slice(1);
     assert.equal(rows.length, 10, rows.join('\n'));
     for (const l of rows) assert.match(l, /pre-tool\+post-tool\+otlp\s/, l);
     assert.deepEqual(rows.map((l) => /shell: (turn \d call_\d)/.exec(l)?.[1]), [0, 1, 2, 3, 4].flatMap((t) => [`turn ${t} call_1`, `turn ${t} call_2`]));
-    assert.equal(rows.filter((l) => /\sfailed\s/.test(l)).length, 1);
+    assert.equal(rows.filter((l) => /\sfailed\s/.test(l)).length, 2);
     const [summary] = jsonl(runBeacon(['sessions', '--log', path, '--json']).stdout);
     assert.equal(summary.tool_calls, 10, JSON.stringify(summary));
-    assert.equal(summary.failed_calls, 1);
+    assert.equal(summary.failed_calls, 2);
     const log = EventLog.open(path);
     try {
       const calls = sessionTimeline(log.db, session).items.filter((it) => it.kind === 'tool_call');
       assert.equal(calls.length, 10);
+      assert.equal(needsAttention(log.db).counts['tool.failed'], 2, 'two failed calls, both call_2');
       // a page boundary inside the calls: each call on one page, none repeated on the next
       const first = sessionTimeline(log.db, session, { limit: 4 });
       const second = sessionTimeline(log.db, session, { limit: 4, after: first.next });
