@@ -183,37 +183,42 @@ export function originReader(db: Database.Database): (sessionId: string) => Sess
 function detailReader(db: Database.Database): (sessionId: string) => SessionDetail {
   const idx = indexHint(db, 'events_session');
   const totals = db.prepare(`SELECT count(*) AS events, coalesce(sum(action = 'prompt.submitted'), 0) AS prompts, json_group_array(DISTINCT method) AS methods FROM events ${idx} WHERE session_id = ?`);
+  // One scan: each call id's group says whether a path reported it twice (`reused`); those groups'
+  // ids come back in a list, to be paired from their observations, and are not summed here.
   const kinds = db.prepare(
-    `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied FROM (
-       SELECT substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
+    `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, reused, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied,
+       CASE WHEN reused THEN json_group_array(tool_call_id) END AS ids FROM (
+       SELECT tool_call_id, substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
          max(action = 'tool.failed' OR ${COMMAND_FAILED_SQL}) AS failed,
-         max(action = 'approval.denied') AS denied
+         max(action = 'approval.denied') AS denied,
+         tool_call_id IS NOT NULL AND count(*) > ${PATHS_SQL} AS reused
        FROM events ${idx} WHERE session_id = ? AND ${TOOL_ACTION_SQL}
-       GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END
-       HAVING tool_call_id IS NULL OR count(*) = count(DISTINCT ${PATH_SQL}))
-     GROUP BY 1`,
+       GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END)
+     GROUP BY 1, 2`,
   );
-  const reused = db.prepare(
-    `SELECT tool_call_id FROM events ${idx} WHERE session_id = ? AND tool_call_id IS NOT NULL AND ${TOOL_ACTION_SQL}
-     GROUP BY tool_call_id HAVING count(*) > count(DISTINCT ${PATH_SQL})`,
-  ).pluck();
   const observations = db.prepare(
     `SELECT ${ACTIVITY_COLUMNS} FROM events ${idx} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
   ).safeIntegers(true);
   return (sessionId) => {
-    const detail = sessionDetail(totals.get(sessionId) as DetailTotals, kinds.all(sessionId) as DetailKind[]);
-    const ids = reused.all(sessionId) as string[];
+    const groups = kinds.all(sessionId) as (DetailKind & { reused: number; ids: string | null })[];
+    const detail = sessionDetail(totals.get(sessionId) as DetailTotals, groups.filter((g) => !g.reused));
+    const ids = groups.flatMap((g) => (g.reused && g.ids ? (JSON.parse(g.ids) as string[]) : []));
     if (ids.length > 0) addCalls(detail, joinToolCalls(observations.all(sessionId, JSON.stringify(ids)) as StoredActivity[]));
     return detail;
   };
 }
 
 /**
- * The path an observation came by, in SQL (`joinToolCalls`' pathOf before it reads a second hook
- * `tool.invoked` as the post-tool one): a path reports a call once, so an id with a path counted
- * twice names more than one call.
+ * How many paths reported a call id's observations, in SQL (`joinToolCalls`' pathOf before it reads
+ * a second hook `tool.invoked` as the post-tool one), as a sum of one flag per path (methods are
+ * otlp, hook and stream) rather than a DISTINCT count, which sorts every group: an id with more
+ * observations than paths names more than one call.
  */
-const PATH_SQL = `CASE WHEN action = 'approval.denied' THEN 'policy/' || method WHEN method = 'hook' THEN CASE WHEN action = 'tool.invoked' THEN 'pre' ELSE 'post' END ELSE method END`;
+const PATHS_SQL = `(${[
+  "action = 'approval.denied' AND method = 'hook'", "action = 'approval.denied' AND method = 'otlp'", "action = 'approval.denied' AND method = 'stream'",
+  "action <> 'approval.denied' AND method = 'hook' AND action = 'tool.invoked'", "action <> 'approval.denied' AND method = 'hook' AND action <> 'tool.invoked'",
+  "action <> 'approval.denied' AND method = 'otlp'", "action <> 'approval.denied' AND method = 'stream'",
+].map((p) => `max(${p})`).join(' + ')})`;
 
 function addCalls(detail: SessionDetail, items: TimelineItem[]): void {
   for (const it of items) {
