@@ -109,8 +109,8 @@ export function modelCallEvent(agent: Agent, o: Observation, call: ModelCall): N
 /**
  * One tool call → the cross-agent taxonomy (`command.executed` with its command line,
  * `file.modified`, `file.read`, `mcp.tool_invoked`, `tool.invoked`; `tool.failed` when it failed).
- * Its id is the call's (session + action + call id), so every record of the agent that reports the
- * same call is one event.
+ * Its id is the record's (every source reads one record per call); the readers join a call's
+ * records from all paths by session, harness and call id (store/queries/tool-calls.ts).
  */
 export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): NormalizedEvent | undefined {
   const failed = call.success === false || (call.exitCode !== undefined && call.exitCode !== 0);
