@@ -1,4 +1,4 @@
-import { callEventId, contentEventId } from '../model/event-id';
+import { contentEventId } from '../model/event-id';
 import type { BeaconRecord, NormalizedEvent, Severity } from '../model/record';
 import type { Attributes } from '../model/span';
 import { disjointUsage, type ReportedUsage, type UsageSemantics } from '../model/usage';
@@ -18,8 +18,11 @@ export interface Agent {
   harness: string;
   usage: UsageSemantics;
   classifyTool(name: string, input: unknown, options?: ClassifyOptions): ToolOutcome;
-  /** the agent's version from its resource; undefined where `service.version` is not the agent's (Gemini: Node's) */
-  version?(resource: Attributes): string | undefined;
+  /**
+   * the agent's version from its resource, when `service.version` may not be the agent's (Gemini
+   * CLI sends Node's there): `null` records no version rather than the runtime's
+   */
+  version?(resource: Attributes): string | null;
 }
 
 /** Where one observation came from: its time, session, trace context and a key unique to it. */
@@ -55,8 +58,25 @@ export interface ToolCall {
 }
 
 function record(agent: Agent, o: Observation, action: string, category: string, id: string, message: string): BeaconRecord {
-  const version = agent.version?.(o.resource);
-  return otlpRecord({ timeUnixNano: o.time, action, category, id, message }, { harness: agent.harness, resource: o.resource, ...(version ? { version } : {}), sessionId: o.sessionId, traceId: o.traceId, spanId: o.spanId });
+  const version = agent.version ? agent.version(o.resource) : undefined;
+  return otlpRecord({ timeUnixNano: o.time, action, category, id, message }, { harness: agent.harness, resource: o.resource, ...(version !== undefined ? { version } : {}), sessionId: o.sessionId, traceId: o.traceId, spanId: o.spanId });
+}
+
+/**
+ * The texts agents send in place of content their capture setting withholds: Claude Code's
+ * `<REDACTED>` (prompt without OTEL_LOG_USER_PROMPTS), Codex's `[REDACTED]` (prompt without
+ * `log_user_prompt`). Such a text is the absence of content, never the content itself.
+ */
+const WITHHELD = new Set(['<redacted>', '[redacted]']);
+
+/** The exported text, or undefined when the agent sent none or only its placeholder for withheld content. */
+export function exportedText(text: string | undefined): string | undefined {
+  return text === undefined || WITHHELD.has(text.trim().toLowerCase()) ? undefined : text;
+}
+
+/** Content the agent withheld (it sent only its placeholder): stored as content not included, with no text. */
+function markWithheld(r: BeaconRecord, text: string | undefined): void {
+  if (text !== undefined && exportedText(text) === undefined) r.content = { retention: 'metadata', included: false };
 }
 
 function ownId(agent: Agent, o: Observation, what: string): string {
@@ -89,15 +109,18 @@ export function modelCallEvent(agent: Agent, o: Observation, call: ModelCall): N
 /**
  * One tool call → the cross-agent taxonomy (`command.executed` with its command line,
  * `file.modified`, `file.read`, `mcp.tool_invoked`, `tool.invoked`; `tool.failed` when it failed).
- * Its id is the call's (session + action + call id), so every record of the agent that reports the
- * same call is one event.
+ * Its id is the record's (every source reads one record per call); the readers join a call's
+ * records from all paths by session, harness and call id (store/queries/tool-calls.ts).
  */
 export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): NormalizedEvent | undefined {
   const failed = call.success === false || (call.exitCode !== undefined && call.exitCode !== 0);
   const cls = agent.classifyTool(call.name, call.args, { failed, withDiff: true });
   if ('consumed' in cls) return undefined;
   const action = failed ? 'tool.failed' : cls.action;
-  const id = call.callId && o.sessionId ? callEventId(o.sessionId, action, call.callId) : ownId(agent, o, action);
+  // The record's own identity, never (session, action, call id) alone: a provider that numbers its
+  // calls call_1, call_2… anew in every turn reuses ids within a session, and the second call's
+  // record would be dropped as a replay of the first (a retried export repeats the key: one event).
+  const id = ownId(agent, o, action);
   const r = record(agent, o, action, failed ? 'tool' : cls.category, id, failed ? 'Tool call failed' : cls.message);
   r.event.fidelity = cls.fidelity;
   if (failed) r.severity = 'high';
@@ -106,28 +129,37 @@ export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): Nor
     if (call.exitCode !== undefined) r.command.exit_code = call.exitCode;
     if (call.durationMs !== undefined) r.command.duration_ms = call.durationMs;
   }
-  r.gen_ai = { tool: { name: call.name, call: { ...(call.callId ? { id: call.callId } : {}), ...(call.args !== undefined ? { arguments: call.args } : {}) } } };
+  r.gen_ai = {
+    tool: { name: call.name, call: { ...(call.callId ? { id: call.callId } : {}), ...(call.args !== undefined ? { arguments: call.args } : {}) } },
+    // every tool's duration, not only a command's (Claude Code's Read, Edit… report one too)
+    ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
+  };
   return { record: r, timeUnixNano: o.time };
 }
 
 /** The user's prompt (its text where the agent exports it). */
 export function promptEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
   const r = record(agent, o, 'prompt.submitted', 'prompt', ownId(agent, o, 'prompt'), 'Prompt submitted to agent');
-  if (text) r.prompt = { text };
+  const exported = exportedText(text);
+  if (exported) r.prompt = { text: exported };
+  markWithheld(r, text);
   return { record: r, timeUnixNano: o.time };
 }
 
 /** The agent's answer of a turn (where it exports it). */
 export function responseEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
   const r = record(agent, o, 'tool.completed', 'tool', ownId(agent, o, 'response'), 'Agent response completed');
-  if (text) r.response = { text };
+  const exported = exportedText(text);
+  if (exported) r.response = { text: exported };
+  markWithheld(r, text);
   return { record: r, timeUnixNano: o.time };
 }
 
 /** A decision on a tool call (the agent's config, a rule or the user): `approval.allowed` / `approval.denied`. */
 export function approvalEvent(agent: Agent, o: Observation, d: { allowed: boolean; by?: string; toolName?: string; callId?: string }): NormalizedEvent {
   const action = d.allowed ? 'approval.allowed' : 'approval.denied';
-  const id = d.callId && o.sessionId ? callEventId(o.sessionId, action, d.callId) : ownId(agent, o, action);
+  // the record's own identity, as a tool call's: call ids repeat within a session
+  const id = ownId(agent, o, action);
   const r = record(agent, o, action, 'approval', id, d.allowed ? 'Tool call allowed' : 'Tool call denied');
   const severity: Severity = d.allowed ? 'info' : 'medium';
   r.severity = severity;

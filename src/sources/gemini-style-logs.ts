@@ -20,9 +20,42 @@ export function geminiStyleLogs(agent: Agent, prefix: string, records: readonly 
   return readLogRecords(records, (rec) => logEvent(agent, prefix, rec));
 }
 
+/**
+ * The model provider an auth type means (`auth_type` on Gemini CLI's records, on Qwen Code's
+ * api_response), as GenAI `gen_ai.provider.name`. The export names no base URL: an auth type not
+ * listed gives no provider rather than a guess.
+ */
+const PROVIDER_BY_AUTH: Readonly<Record<string, string>> = {
+  'gemini-api-key': 'gcp.gemini', gemini: 'gcp.gemini',
+  'vertex-ai': 'gcp.vertex_ai',
+  // Sign-in with Google and the Cloud credentials go through Code Assist (Gemini CLI's metrics say gcp.gen_ai)
+  'oauth-personal': 'gcp.gen_ai', 'cloud-shell': 'gcp.gen_ai', 'compute-default-credentials': 'gcp.gen_ai',
+  openai: 'openai', anthropic: 'anthropic', 'qwen-oauth': 'qwen',
+};
+
+function providerOf(a: Attributes): string | undefined {
+  const auth = stringAttr(a, 'auth_type');
+  return auth !== undefined && Object.hasOwn(PROVIDER_BY_AUTH, auth) ? PROVIDER_BY_AUTH[auth] : undefined;
+}
+
 function finishReasons(a: Attributes): string[] | undefined {
   const v = a.finish_reasons;
   return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+}
+
+/**
+ * How a tool call ended. `success` says only that the tool ran to its end: a shell command that
+ * exited non-zero is `success=true` with its exit code (and `isError`) in the tool's `metadata`, and
+ * an error is also stated by `status` (Qwen: `error`) and `error_type`. Any of them saying failure
+ * makes the call failed.
+ */
+function toolOutcome(a: Attributes): { success?: boolean; exitCode?: number } {
+  const meta = jsonAttr(a, 'metadata');
+  const m = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+  const code = [m.exitCode, m.exit_code].find((v) => typeof v === 'number' && Number.isInteger(v)) as number | undefined;
+  const said = boolLike(a, 'success');
+  const failed = said === false || m.isError === true || m.is_error === true || stringAttr(a, 'status') === 'error' || stringAttr(a, 'error_type') !== undefined || (code !== undefined && code !== 0);
+  return { ...(failed ? { success: false } : said !== undefined ? { success: said } : {}), ...(code !== undefined ? { exitCode: code } : {}) };
 }
 
 function logEvent(agent: Agent, prefix: string, rec: LogRecord): NormalizedEvent | undefined {
@@ -35,6 +68,7 @@ function logEvent(agent: Agent, prefix: string, rec: LogRecord): NormalizedEvent
     case 'api_error':
       return modelCallEvent(agent, o, {
         model: stringAttr(a, 'model'),
+        provider: providerOf(a),
         responseId: stringAttr(a, 'response_id'),
         finishReasons: finishReasons(a),
         usage: {
@@ -50,7 +84,7 @@ function logEvent(agent: Agent, prefix: string, rec: LogRecord): NormalizedEvent
       return toolCallEvent(agent, o, {
         name: stringAttr(a, 'function_name') ?? '',
         args: jsonAttr(a, 'function_args'),
-        success: boolLike(a, 'success'),
+        ...toolOutcome(a),
         durationMs: numberLike(a, 'duration_ms'),
       });
     default:

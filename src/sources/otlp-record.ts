@@ -8,8 +8,8 @@ export interface OtlpOrigin {
   harness: string;
   /** the item's resource: the runtime's `service.version` and `user.name` are read from it */
   resource: Attributes;
-  /** when the agent states its version elsewhere than `service.version` */
-  version?: string;
+  /** when the agent states its version elsewhere than `service.version`; null: no version known (never the runtime's) */
+  version?: string | null;
   sessionId?: string;
   traceId?: string;
   spanId?: string;
@@ -21,7 +21,7 @@ export interface OtlpOrigin {
  * harness with `collection_method: otlp`, the user the runtime names, the session and the trace.
  */
 export function otlpRecord(e: Omit<Envelope, 'harness'>, o: OtlpOrigin): BeaconRecord {
-  const version = o.version ?? stringAttr(o.resource, 'service.version');
+  const version = o.version === null ? undefined : (o.version ?? stringAttr(o.resource, 'service.version'));
   const record = newRecord({ ...e, harness: { name: o.harness, ...(version ? { version } : {}), collection_method: 'otlp' } });
   const user = stringAttr(o.resource, 'user.name');
   if (user) record.user = { name: user };

@@ -317,7 +317,7 @@ describe('dashboard routes (fastify inject)', () => {
 });
 
 describe('activity query layer', () => {
-  const ev = (seq: number, method: string, action: string, callId: string | null): StoredActivity => ({ seq: BigInt(seq), tsNs: BigInt(seq), method, action, toolCallId: callId, record: '{}' });
+  const ev = (seq: number, method: string, action: string, callId: string | null): StoredActivity => ({ seq: BigInt(seq), tsNs: BigInt(seq), method, action, sessionId: 's', harness: 'goose', toolCallId: callId, record: '{}' });
 
   it('joins observations by call id into one row at the first, naming who saw it, and flags a pre-tool with no result', () => {
     const items = joinToolCalls([

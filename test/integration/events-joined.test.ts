@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { spanEvents } from '../../src/sources/dispatch';
+import { logEvents, spanEvents } from '../../src/sources/dispatch';
+import { sessionTimeline } from '../../src/store/queries/timeline';
+import { needsAttention } from '../../src/store/queries/overview';
 import { toRows } from '../../src/ingest/rows';
 import { EventLog } from '../../src/store/log/event-log';
 import { decodeJsonTraces } from '../../src/receiver/signals/traces';
@@ -135,5 +137,88 @@ describe('beacon events: one line per tool call', () => {
     const byId = table(path, ['--tool-call', 'toolu_rm']);
     assert.equal(byId.length, 2);
     assert.match(byId[1]!, /pre-tool\+policy\s+approval\.denied\s+denied/);
+  });
+});
+
+/**
+ * Call ids are the provider's: two sessions both have a `call_1`, and a provider numbering its calls
+ * anew in every turn reuses them within one session (issue 30 item 1, issue 33). Each call stays a
+ * call: in `beacon events`, `beacon sessions` and the timeline the dashboard reads.
+ */
+describe('a call id names a call within its session, harness and pairing', () => {
+  const codexResult = (session: string, callId: string, cmd: string, code: number, ms: bigint) => ({
+    timeUnixNano: 0n, observedTimeUnixNano: ms * MS, severityNumber: 9, severityText: '', body: null, traceId: '', spanId: '', eventName: '',
+    resource: { 'service.name': 'codex_exec' }, scope: { name: 'codex_otel.log_only', version: '' },
+    attributes: { 'event.name': 'codex.tool_result', 'conversation.id': session, tool_name: 'exec_command', call_id: callId, arguments: JSON.stringify({ cmd }), success: code === 0 ? 'true' : 'false', output: `Process exited with code ${code}\n` },
+  });
+  const storeLogs = (path: string, records: ReturnType<typeof codexResult>[]) => {
+    const log = EventLog.open(path);
+    log.append(toRows(logEvents(records as never).events).rows);
+    log.close();
+  };
+  /** goose's shell span for one call of `session` (span ids are unique: every span is stored) */
+  const gooseShell = (session: string, callId: string, command: string, start: bigint): SpanSpec => {
+    const span = gooseDefaultLoopTurn({ sessionId: session, start }).spans.find((s) => s.attributes['gen_ai.tool.call.id'] === 'toolu_01AbC')!;
+    return { ...span, spanId: hex(8), start, end: start + 50n * MS, attributes: { ...span.attributes, 'gen_ai.tool.call.id': callId, 'gen_ai.tool.call.arguments': JSON.stringify({ command }), input: JSON.stringify({ arguments: { command }, tool: 'shell' }) } };
+  };
+  const base = BigInt(Date.now()) - 3_600_000n;
+
+  it('two sessions sharing call ids: every tool record of each is its own row, every failure listed', () => {
+    const path = join(tempDir('reuse-'), 'events.db');
+    // 2 sessions × 7 calls call_1…call_7; 3 failures in each
+    const records = ['c-one', 'c-two'].flatMap((s, si) => [1, 2, 3, 4, 5, 6, 7].map((n) => codexResult(s, `call_${n}`, `step ${n}`, n % 2 === 0 && n < 7 ? 1 : 0, base + BigInt(si * 100 + n) * 1000n)));
+    storeLogs(path, records);
+    storeSpans(path, ['g-one', 'g-two'].flatMap((s, si) => [1, 2, 3, 4, 5, 6, 7].map((n) => gooseShell(s, `call_${n}`, `make ${n}`, (base + BigInt(si * 100 + 50 + n) * 1000n) * MS))));
+    const rows = table(path, ['--limit', '0']).slice(1);
+    assert.equal(rows.filter((l) => /\(call call_\d\)/.test(l)).length, 28, rows.join('\n'));
+    for (const s of ['c-one', 'c-two', 'g-one', 'g-two']) assert.equal(rows.filter((l) => l.includes(` ${s} `)).length, 7, s);
+    const failed = table(path, ['--action', 'tool.failed', '--limit', '0']).slice(1);
+    assert.equal(failed.length, 6, failed.join('\n'));
+    assert.ok(failed.every((l) => /tool\.failed\s+failed\s+c-(one|two)\s/.test(l)), failed.join('\n'));
+    // the dashboard's attention list counts them as the rows do
+    const log = EventLog.open(path);
+    try {
+      assert.equal(needsAttention(log.db).counts['tool.failed'], 6);
+    } finally {
+      log.close();
+    }
+  });
+
+  it('one session whose provider numbers calls call_1, call_2 in every turn: ten calls are ten rows, counted ten times', () => {
+    const path = join(tempDir('reuse-'), 'events.db');
+    const session = 'g-turns';
+    let invocations = 0;
+    // 5 turns × 2 calls, each seen by the pre-tool hook, the span (stamped at its start) and the post-tool hook
+    for (let turn = 0; turn < 5; turn++) {
+      for (const id of ['call_1', 'call_2']) {
+        const command = `turn ${turn} ${id}`;
+        const call = { ...hookCall(id, command), session_id: session };
+        // each invocation with its own key, as the installed launcher gives it (BEACON_HOOK_KEY="$$-…")
+        runHookSync(path, 'pre-tool', call, { BEACON_HOOK_KEY: `${process.pid}-${++invocations}` });
+        storeSpans(path, [gooseShell(session, id, command, now())]);
+        runHookSync(path, 'post-tool', { ...call, event: id === 'call_2' && (turn === 1 || turn === 3) ? 'PostToolUseFailure' : 'PostToolUse' }, { BEACON_HOOK_KEY: `${process.pid}-${++invocations}` });
+      }
+    }
+    const rows = table(path, ['--session', session]).slice(1);
+    assert.equal(rows.length, 10, rows.join('\n'));
+    for (const l of rows) assert.match(l, /pre-tool\+post-tool\+otlp\s/, l);
+    assert.deepEqual(rows.map((l) => /shell: (turn \d call_\d)/.exec(l)?.[1]), [0, 1, 2, 3, 4].flatMap((t) => [`turn ${t} call_1`, `turn ${t} call_2`]));
+    assert.equal(rows.filter((l) => /\sfailed\s/.test(l)).length, 2);
+    const [summary] = jsonl(runBeacon(['sessions', '--log', path, '--json']).stdout);
+    assert.equal(summary.tool_calls, 10, JSON.stringify(summary));
+    assert.equal(summary.failed_calls, 2);
+    const log = EventLog.open(path);
+    try {
+      const calls = sessionTimeline(log.db, session).items.filter((it) => it.kind === 'tool_call');
+      assert.equal(calls.length, 10);
+      assert.equal(needsAttention(log.db).counts['tool.failed'], 2, 'two failed calls, both call_2');
+      // a page boundary inside the calls: each call on one page, none repeated on the next
+      const first = sessionTimeline(log.db, session, { limit: 4 });
+      const second = sessionTimeline(log.db, session, { limit: 4, after: first.next });
+      const ids = (p: typeof first) => p.items.flatMap((it) => (it.kind === 'tool_call' ? [it.observations.map((o) => o.event.seq).join(',')] : []));
+      assert.equal(ids(first).filter((c) => ids(second).includes(c)).length, 0);
+    } finally {
+      log.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { decodeJsonLogs, decodeProtoLogs } from '../../src/receiver/signals/logs
 import { decodeJsonMetrics, decodeProtoMetrics } from '../../src/receiver/signals/metrics';
 import { decodeJsonTraces, decodeProtoTraces } from '../../src/receiver/signals/traces';
 import { logEvents, metricEvents, spanEvents } from '../../src/sources/dispatch';
+import { toRows } from '../../src/ingest/rows';
 import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
 import { repoRoot } from '../helpers/paths';
 import { claudeToolUse, classifyClaudeTool } from '../../src/sources/claude-code/tools';
@@ -100,5 +101,76 @@ describe('agent tool tables read their own keys only', () => {
       assert.ok(classifyClaudeTool(name, {}), name);
       assert.ok(classifyGeminiStyleTool(name, {}), name);
     }
+  });
+});
+
+describe('agent sources: what the export says, kept (issues 30 and 33)', () => {
+  const at = (ms: number) => BigInt(ms) * 1_000_000n;
+  const logRecord = (resource: Record<string, unknown>, attributes: Record<string, unknown>, ms = 1796135279278) => ({
+    timeUnixNano: at(ms), observedTimeUnixNano: at(ms), severityNumber: 9, severityText: '', body: null,
+    attributes, traceId: '', spanId: '', eventName: '', resource, scope: { name: 's', version: '' },
+  }) as never;
+  const stored = (events: NormalizedEvent[]) => toRows(events).rows.map((r) => JSON.parse(r.record));
+  const gemini = { 'service.name': 'gemini-cli', 'service.version': 'v20.20.2', 'process.runtime.version': '20.20.2' };
+
+  it('Gemini CLI: a shell command that exited non-zero is tool.failed with its exit code, though `success` is true', () => {
+    const call = (metadata: unknown, extra: Record<string, unknown> = {}) => logRecord(gemini, {
+      'event.name': 'gemini_cli.tool_call', 'session.id': 'g1', function_name: 'run_shell_command', function_args: '{"command":"ls /nope"}', success: true, duration_ms: 12,
+      ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}), ...extra,
+    });
+    const [exited, flagged, errored, ok] = logEvents([call({ exitCode: 2, isError: true }), call({ isError: true }), call(undefined, { status: 'error' }), call({ exitCode: 0 })]).events;
+    assert.equal(exited!.record.event.action, 'tool.failed');
+    assert.equal(exited!.record.severity, 'high');
+    assert.equal(exited!.record.command?.exit_code, 2);
+    assert.equal(flagged!.record.event.action, 'tool.failed');
+    assert.equal(errored!.record.event.action, 'tool.failed');
+    assert.equal(ok!.record.event.action, 'command.executed');
+    assert.equal(ok!.record.command?.exit_code, 0);
+  });
+
+  it("an agent's placeholder for a withheld prompt is stored as content not included, never as the prompt", () => {
+    const events = logEvents([
+      logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'user_prompt', 'session.id': 's1', prompt: '<REDACTED>', prompt_length: '40' }),
+      logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'assistant_response', 'session.id': 's1', response: '<REDACTED>' }),
+      logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'user_prompt', 'session.id': 's1', prompt: 'fix <REDACTED> in the docs' }),
+      logRecord({ 'service.name': 'codex_exec' }, { 'event.name': 'codex.user_prompt', 'conversation.id': 'c1', prompt: '[REDACTED]', prompt_length: '40' }),
+    ]).events;
+    const [claude, answer, real, codex] = stored(events);
+    for (const r of [claude, answer, codex]) {
+      assert.equal(r.prompt?.text, undefined, JSON.stringify(r));
+      assert.equal(r.response?.text, undefined, JSON.stringify(r));
+      assert.deepEqual(r.content, { retention: 'metadata', included: false });
+    }
+    assert.equal(real.prompt.text, 'fix <REDACTED> in the docs', 'a prompt that merely mentions the word is a prompt');
+    assert.equal(real.content.included, true);
+  });
+
+  it('the provider where the export says it: Gemini and Qwen by auth type, Codex by its conversation\'s provider', () => {
+    const [g] = logEvents([logRecord(gemini, { 'event.name': 'gemini_cli.api_response', 'session.id': 'g1', auth_type: 'gemini-api-key', model: 'gemini-2.5-flash', input_token_count: 10, output_token_count: 2 })]).events;
+    const [v] = logEvents([logRecord(gemini, { 'event.name': 'gemini_cli.api_response', 'session.id': 'g1', auth_type: 'vertex-ai', model: 'gemini-2.5-flash', input_token_count: 10, output_token_count: 2 })]).events;
+    const [q] = logEvents([logRecord({ 'service.name': 'qwen-code' }, { 'event.name': 'qwen-code.api_response', 'session.id': 'q1', auth_type: 'openai', model: 'qwen3', input_token_count: 10, output_token_count: 2 })]).events;
+    assert.equal(g!.record.gen_ai?.provider?.name, 'gcp.gemini');
+    assert.equal(v!.record.gen_ai?.provider?.name, 'gcp.vertex_ai');
+    assert.equal(q!.record.gen_ai?.provider?.name, 'openai');
+  });
+
+  it("the recorded exports: Codex's provider and request duration, Claude's tool duration, no Node version for Gemini", () => {
+    const codexCalls = eventsOf('codex').filter((e) => e.record.event.action === 'model.invoked').map((e) => e.record.gen_ai);
+    assert.deepEqual(codexCalls.map((c) => [c?.provider?.name, c?.duration_ms]), [['mock', 9], ['mock', 8]]);
+    const claudeTool = eventsOf('claude').find((e) => e.record.event.action === 'command.executed')!;
+    assert.equal(claudeTool.record.gen_ai?.duration_ms, 20);
+    for (const e of eventsOf('gemini')) assert.equal(e.record.harness.version, undefined, 'service.version v20.20.2 is Node\'s');
+    const [read] = logEvents([logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'tool_result', 'session.id': 's1', tool_name: 'Read', tool_use_id: 'toolu_r', success: 'true', duration_ms: '7', tool_input: '{"file_path":"/a"}' })]).events;
+    assert.equal(read!.record.gen_ai?.duration_ms, 7, "a tool that is not a command keeps its duration");
+    const [later] = logEvents([logRecord({ ...gemini, 'service.version': '0.70.0' }, { 'event.name': 'gemini_cli.user_prompt', 'session.id': 'g1' })]).events;
+    assert.equal(later!.record.harness.version, '0.70.0', 'a service.version that is not the runtime\'s is the CLI\'s');
+  });
+
+  it('two calls of one session that reuse a call id (call_1 in every turn) are two stored events', () => {
+    const result = (ms: number, cmd: string) => logRecord({ 'service.name': 'codex_exec' }, { 'event.name': 'codex.tool_result', 'conversation.id': 'c1', tool_name: 'exec_command', call_id: 'call_1', arguments: JSON.stringify({ cmd }), success: 'true', output: 'Process exited with code 0' }, ms);
+    const decision = (ms: number) => logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'tool_decision', 'session.id': 's1', decision: 'accept', source: 'config', tool_name: 'Bash', tool_use_id: 'toolu_1' }, ms);
+    const events = logEvents([result(1000, 'ls'), result(2000, 'pwd'), decision(1000), decision(2000)]).events;
+    assert.equal(new Set(events.map((e) => e.record.event.id)).size, 4);
+    assert.equal(logEvents([result(1000, 'ls')]).events[0]!.record.event.id, events[0]!.record.event.id, 'a retried export is the same event');
   });
 });

@@ -23,7 +23,20 @@ const AGENT: Agent = {
  * repeats the counts) and its per-turn metrics are counted only.
  */
 function logs(records: readonly LogRecord[]): Extraction {
-  return readLogRecords(records, logEvent);
+  const conversations = new Map<string, Conversation>();
+  return readLogRecords(records, (rec) => logEvent(rec, conversations));
+}
+
+/**
+ * What a model call's own record (the counted `codex.sse_event`) does not say, read from the
+ * conversation's records before it in the same export (Codex sends a run's logs in one request, in
+ * the order it emitted them): the provider its `codex.conversation_starts` names (`provider_name`,
+ * the `[model_providers]` entry's name) and the duration of the HTTP request it streamed from
+ * (`codex.api_request` `duration_ms`, logged when the response began).
+ */
+interface Conversation {
+  provider?: string;
+  requestMs?: number;
 }
 
 /** "Process exited with code N" in the tool output Codex logs (it has no exit-code attribute). */
@@ -32,16 +45,31 @@ function exitCode(output: string | undefined): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function logEvent(rec: LogRecord): NormalizedEvent | undefined {
+function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): NormalizedEvent | undefined {
   const a = rec.attributes;
   const name = stringAttr(a, 'event.name');
   if (name === undefined) return undefined;
-  const o = logObservation(rec, stringAttr(a, 'conversation.id'));
+  const conversationId = stringAttr(a, 'conversation.id');
+  const o = logObservation(rec, conversationId);
+  let conversation = conversations.get(conversationId ?? '');
+  if (!conversation) conversations.set(conversationId ?? '', (conversation = {}));
   switch (name) {
+    case 'codex.conversation_starts': {
+      const provider = stringAttr(a, 'provider_name');
+      if (provider) conversation.provider = provider.toLowerCase();
+      return undefined;
+    }
+    case 'codex.api_request':
+      conversation.requestMs = numberLike(a, 'duration_ms');
+      return undefined;
     case 'codex.sse_event': {
       if (stringAttr(a, 'event.kind') !== 'response.completed' || a.input_token_count === undefined) return undefined;
+      const durationMs = conversation.requestMs;
+      conversation.requestMs = undefined;
       return modelCallEvent(AGENT, o, {
         model: stringAttr(a, 'model', 'slug'),
+        ...(conversation.provider ? { provider: conversation.provider } : {}),
+        ...(durationMs !== undefined ? { durationMs } : {}),
         usage: {
           input: tokenAttr(a, 'input_token_count'), output: tokenAttr(a, 'output_token_count'),
           cacheRead: tokenAttr(a, 'cached_token_count'), cacheCreation: tokenAttr(a, 'cache_write_token_count'),

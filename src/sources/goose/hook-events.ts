@@ -77,7 +77,10 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   // An unclassified tool is `tool.invoked` both before and after it ran: the post-tool observation
   // gets an identity of its own, or it would be dropped as a replay of the pre-tool one.
   const identity = phase === 'post' && action === 'tool.invoked' ? 'tool.invoked/post' : action;
-  const ev = base(p, ctx, action, category, message, p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, identity, p.tool_call_id) : invocationId(ctx, identity));
+  // The invocation's key first: the fast path and the fallback recording one invocation agree on it,
+  // while a provider reusing call ids within a session (call_1 in every turn) makes two invocations
+  // of one (session, action, call id) — two calls, not a replay to drop. Without a key, the call's id.
+  const ev = base(p, ctx, action, category, message, ctx.key ? invocationEventId(ctx.key, identity) : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, identity, p.tool_call_id) : freshEventId());
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';

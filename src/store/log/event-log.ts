@@ -28,7 +28,7 @@ export interface OpenOptions {
 
 const LISTED = ['seq', 'tsNs', 'record'] as const satisfies readonly EventField[];
 /** `list`'s columns plus those a reader joins on without parsing the record (`listIndexed`). */
-export const INDEXED = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'toolCallId', 'record'] as const satisfies readonly EventField[];
+export const INDEXED = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'harness', 'toolCallId', 'record'] as const satisfies readonly EventField[];
 
 export type StoredRow = Selected<(typeof LISTED)[number]>;
 export type IndexedRow = Selected<(typeof INDEXED)[number]>;

@@ -53,8 +53,8 @@ export function searchEvents(db: Database.Database, s: EventSearch, opts: { befo
   // LIKE is case-insensitive for ASCII, as a search box is; the needle's own % and _ are literal.
   if (s.q !== undefined) (filters.push("record LIKE ? ESCAPE '\\'"), fparams.push(`%${s.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
   if (s.tool !== undefined) (filters.push('instr(record, ?) > 0'), fparams.push(`"name":${JSON.stringify(s.tool)}`));
-  // The window carries every column a filter below reads (model, harness) besides those the page shows.
-  const win = `SELECT ${ACTIVITY_COLUMNS}, model, harness FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT ?`;
+  // The window carries every column a filter below reads (model; harness is one the page shows) besides those the page shows.
+  const win = `SELECT ${ACTIVITY_COLUMNS}, model FROM events ${index} ${where} ORDER BY ts_ns DESC, seq DESC LIMIT ?`;
   const rows = db
     .prepare(`SELECT ${ACTIVITY_FIELDS.join(', ')} FROM (${win}) ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''} LIMIT ?`)
     .safeIntegers(true)

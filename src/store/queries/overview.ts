@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { selectList, type Selected } from '../log/columns';
 import { COMMAND_FAILED_SQL } from '../log/schema';
 import { indexHint } from './indexes';
+import { callKey } from './tool-calls';
 
 /** Small facts for the overview page and the pages' live updates, each a bounded read of the newest events. */
 
@@ -29,7 +30,7 @@ export function lastEventByMethod(db: Database.Database, window = RECENT_WINDOW)
   return Object.fromEntries(rows.map((r) => [r.method, r.ts]));
 }
 
-const ATTENTION_FIELDS = ['seq', 'tsNs', 'action', 'sessionId', 'toolCallId', 'record'] as const;
+const ATTENTION_FIELDS = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'harness', 'toolCallId', 'record'] as const;
 export type AttentionItem = Selected<(typeof ATTENTION_FIELDS)[number]>;
 
 /**
@@ -40,7 +41,7 @@ export type AttentionItem = Selected<(typeof ATTENTION_FIELDS)[number]>;
 export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; limit?: number; window?: number } = {}): { items: AttentionItem[]; counts: Record<string, number> } {
   const rows = db
     .prepare(
-      `SELECT seq, tsNs, action, sessionId, toolCallId, record FROM (
+      `SELECT seq, tsNs, method, action, sessionId, harness, toolCallId, record FROM (
          SELECT ${selectList(ATTENTION_FIELDS)} FROM events ${indexHint(db, 'events_ts')}
          ${opts.sinceNs !== undefined ? 'WHERE ts_ns >= ?' : ''} ORDER BY ts_ns DESC, seq DESC LIMIT ?)
        WHERE action IN ('approval.denied', 'tool.failed')
@@ -48,12 +49,18 @@ export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; 
     )
     .safeIntegers(true)
     .all(...(opts.sinceNs !== undefined ? [opts.sinceNs] : []), opts.window ?? RECENT_WINDOW) as AttentionItem[];
-  const seen = new Set<string>();
+  // A call is its key (session, harness, call id); a path (method) reporting the key's failure a
+  // second time is another call under a reused id, as the timeline pairs them.
+  const shown = new Map<string, number>();
+  const byPath = new Map<string, number>();
   const calls = rows.filter((r) => {
-    if (r.toolCallId === null) return true;
-    const key = `${r.sessionId ?? ''}\u0000${r.toolCallId}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const key = callKey(r);
+    if (key === null) return true;
+    const path = JSON.stringify([key, r.method]);
+    const n = (byPath.get(path) ?? 0) + 1;
+    byPath.set(path, n);
+    if (n <= (shown.get(key) ?? 0)) return false;
+    shown.set(key, n);
     return true;
   });
   const counts: Record<string, number> = {};

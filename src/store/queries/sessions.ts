@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
 import { COMMAND_FAILED_SQL } from '../log/schema';
-import { TOOL_ACTION_SQL } from './tool-calls';
+import { ACTIVITY_COLUMNS, joinToolCalls, TOOL_ACTION_SQL, type StoredActivity, type TimelineItem } from './tool-calls';
 import { queryUsage, type UsageRow } from './usage';
 import { totalTokens } from './usage-sums';
 
@@ -173,23 +173,61 @@ export function originReader(db: Database.Database): (sessionId: string) => Sess
  * one call: failed when any says so (tool.failed, a command's non-zero exit), denied when the policy
  * denied it, and of the kind its latest classified observation names (tool.invoked, tool.failed and
  * approval.denied name none; ties in time go to the later action name, as the index orders them).
+ * An id some path reported more than once was reused (a provider numbering its calls call_1… anew in
+ * every turn, or two harnesses in one session): its observations are read and paired into calls as
+ * the timeline pairs them (`joinToolCalls`), so the counts are the timeline's.
  *
- * Its two statements are prepared once per page (a page of 50 sessions prepared them 100 times:
+ * Its statements are prepared once per page (a page of 50 sessions prepared them 100 times:
  * ~4 ms of `beacon sessions`).
  */
 function detailReader(db: Database.Database): (sessionId: string) => SessionDetail {
   const idx = indexHint(db, 'events_session');
   const totals = db.prepare(`SELECT count(*) AS events, coalesce(sum(action = 'prompt.submitted'), 0) AS prompts, json_group_array(DISTINCT method) AS methods FROM events ${idx} WHERE session_id = ?`);
+  // One scan: each call id's group says whether a path reported it twice (`reused`); those groups'
+  // ids come back in a list, to be paired from their observations, and are not summed here.
   const kinds = db.prepare(
-    `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied FROM (
-       SELECT substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
+    `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, reused, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied,
+       CASE WHEN reused THEN json_group_array(tool_call_id) END AS ids FROM (
+       SELECT tool_call_id, substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
          max(action = 'tool.failed' OR ${COMMAND_FAILED_SQL}) AS failed,
-         max(action = 'approval.denied') AS denied
+         max(action = 'approval.denied') AS denied,
+         tool_call_id IS NOT NULL AND count(*) > ${PATHS_SQL} AS reused
        FROM events ${idx} WHERE session_id = ? AND ${TOOL_ACTION_SQL}
        GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END)
-     GROUP BY 1`,
+     GROUP BY 1, 2`,
   );
-  return (sessionId) => sessionDetail(totals.get(sessionId) as DetailTotals, kinds.all(sessionId) as DetailKind[]);
+  const observations = db.prepare(
+    `SELECT ${ACTIVITY_COLUMNS} FROM events ${idx} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
+  ).safeIntegers(true);
+  return (sessionId) => {
+    const groups = kinds.all(sessionId) as (DetailKind & { reused: number; ids: string | null })[];
+    const detail = sessionDetail(totals.get(sessionId) as DetailTotals, groups.filter((g) => !g.reused));
+    const ids = groups.flatMap((g) => (g.reused && g.ids ? (JSON.parse(g.ids) as string[]) : []));
+    if (ids.length > 0) addCalls(detail, joinToolCalls(observations.all(sessionId, JSON.stringify(ids)) as StoredActivity[]));
+    return detail;
+  };
+}
+
+/**
+ * How many paths reported a call id's observations, in SQL (`joinToolCalls`' pathOf before it reads
+ * a second hook `tool.invoked` as the post-tool one), as a sum of one flag per path (methods are
+ * otlp, hook and stream) rather than a DISTINCT count, which sorts every group: an id with more
+ * observations than paths names more than one call.
+ */
+const PATHS_SQL = `(${[
+  "action = 'approval.denied' AND method = 'hook'", "action = 'approval.denied' AND method = 'otlp'", "action = 'approval.denied' AND method = 'stream'",
+  "action <> 'approval.denied' AND method = 'hook' AND action = 'tool.invoked'", "action <> 'approval.denied' AND method = 'hook' AND action <> 'tool.invoked'",
+  "action <> 'approval.denied' AND method = 'otlp'", "action <> 'approval.denied' AND method = 'stream'",
+].map((p) => `max(${p})`).join(' + ')})`;
+
+function addCalls(detail: SessionDetail, items: TimelineItem[]): void {
+  for (const it of items) {
+    if (it.kind !== 'tool_call') continue;
+    const kind = it.action ?? (it.denied ? 'denied' : 'tool');
+    detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
+    if (it.failed) detail.failedCalls += 1;
+    if (it.denied) detail.deniedCalls += 1;
+  }
 }
 
 interface DetailTotals {

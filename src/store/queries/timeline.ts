@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { indexHint } from './indexes';
-import { ACTIVITY_COLUMNS, joinToolCalls, type StoredActivity, type TimelineItem } from './tool-calls';
+import { ACTIVITY_COLUMNS, itemsHolding, joinToolCalls, type StoredActivity, type TimelineItem } from './tool-calls';
 
 export interface TimelinePage {
   items: TimelineItem[];
@@ -11,8 +11,8 @@ export interface TimelinePage {
 
 /**
  * A session in time order, one item per prompt, model call or other event, and **one item per tool
- * call** joining its observations by `tool_call_id` (hook pre-tool and post-tool, OTLP span, stream
- * event, policy decision). Reads the session index; pages of `limit` events. The observations of a
+ * call** joining its observations by harness and `tool_call_id` (hook pre-tool and post-tool, OTLP
+ * span, stream event, policy decision; a reused id is told apart as `joinToolCalls` says). Reads the session index; pages of `limit` events. The observations of a
  * call on this page that were stored after the page's end are fetched too, so a row is complete.
  */
 export function sessionTimeline(db: Database.Database, sessionId: string, opts: { after?: { tsNs: bigint; seq: bigint }; limit?: number } = {}): TimelinePage {
@@ -26,10 +26,12 @@ export function sessionTimeline(db: Database.Database, sessionId: string, opts: 
     .safeIntegers(true)
     .all(...(after ? [sessionId, after.tsNs, after.tsNs, after.seq, limit + 1] : [sessionId, limit + 1])) as StoredActivity[];
   let next: TimelinePage['next'];
+  let page: Set<bigint> | undefined;
   if (rows.length > limit) {
     rows.length = limit;
     const last = rows[limit - 1]!;
     next = { tsNs: last.tsNs, seq: last.seq };
+    page = new Set(rows.map((r) => r.seq));
     // Complete the calls begun on this page with observations stored after it.
     // One read for all of them (not one per call id): ~20 observations a call at most.
     const open = [...new Set(rows.filter((r) => r.toolCallId !== null).map((r) => r.toolCallId!))];
@@ -41,5 +43,7 @@ export function sessionTimeline(db: Database.Database, sessionId: string, opts: 
       rows.push(...(more.all(sessionId, JSON.stringify(open), last.tsNs, last.tsNs, last.seq, open.length * 20) as StoredActivity[]));
     }
   }
-  return { items: joinToolCalls(rows), next, events: rows.length };
+  // The completing read may bring the next page's calls under a reused id: they stay on their page.
+  const items = joinToolCalls(rows);
+  return { items: page ? itemsHolding(items, page) : items, next, events: rows.length };
 }

@@ -5,7 +5,7 @@ import { selectList, type EventField, type Selected } from '../log/columns';
  * tool call's observations without parsing the record. `record` is the Beacon record JSON as stored
  * (hostile content: escape before rendering).
  */
-export const ACTIVITY_FIELDS = ['seq', 'tsNs', 'method', 'action', 'toolCallId', 'record'] as const satisfies readonly EventField[];
+export const ACTIVITY_FIELDS = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'harness', 'toolCallId', 'record'] as const satisfies readonly EventField[];
 export const ACTIVITY_COLUMNS = selectList(ACTIVITY_FIELDS);
 export type StoredActivity = Selected<(typeof ACTIVITY_FIELDS)[number]>;
 
@@ -46,27 +46,57 @@ export function isToolAction(action: string): boolean {
   return TOOL_ACTIONS.has(action) || action.startsWith('file.') || action.startsWith('mcp.');
 }
 
-/** Folds events (in time order) into timeline items: every observation of one call id becomes one row, at its first observation. */
+/**
+ * What a call id names a call within. The id is the agent's (its model provider's): unique at most
+ * within one session of one harness — two sessions, or two agents, both have a `call_1`.
+ */
+export function callKey(ev: Pick<StoredActivity, 'sessionId' | 'harness' | 'toolCallId'>): string | null {
+  return ev.toolCallId === null ? null : JSON.stringify([ev.sessionId, ev.harness, ev.toolCallId]);
+}
+
+/**
+ * The path an observation came by, for telling a reused call id apart: each path reports a call
+ * once (one pre-tool and one post-tool hook, one span or log record, one stream event, one verdict
+ * per recorder), so a second report by a path that already reported the call is the next call under
+ * the same id. Policy verdicts are told apart by the method that recorded them (the hook's and the
+ * stream's are two records of one denial).
+ */
+function pathOf(observer: Observer, ev: StoredActivity): string {
+  return observer === 'policy' ? `policy/${ev.method}` : observer;
+}
+
+/**
+ * Folds events (in time order) into timeline items: the observations of one call become one row, at
+ * its first observation. A call is its key (session, harness, call id) over one pairing of its
+ * paths in time order: an observation joins the key's latest call unless its path already reported
+ * that call, in which case it begins the next call (a provider numbering its calls call_1, call_2…
+ * anew in every turn reuses ids within a session).
+ */
 export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[] {
   const items: TimelineItem[] = [];
-  const calls = new Map<string, ToolCallRow>();
+  const latest = new Map<string, ToolCallRow>();
+  const paths = new Map<ToolCallRow, Set<string>>();
   for (const ev of events) {
     const record = parseRecord(ev.record);
     if (!isToolAction(ev.action)) {
       items.push({ kind: 'event', event: ev, record });
       continue;
     }
-    let row = ev.toolCallId !== null ? calls.get(ev.toolCallId) : undefined;
+    const key = callKey(ev);
+    let row = key !== null ? latest.get(key) : undefined;
+    const seen = observerOf(ev);
+    // An unclassified tool is `tool.invoked` before and after it ran: goose sends one pre-tool hook
+    // per call, so a second hook `tool.invoked` of a call not yet ended (no post-tool, not denied) is
+    // its post-tool observation (it was shown as unfinished: issue 24 item 7).
+    const observer = row && seen === 'pre-tool' && row.seenBy.includes('pre-tool') && !row.seenBy.includes('post-tool') && !row.denied ? 'post-tool' : seen;
+    if (row && paths.get(row)!.has(pathOf(observer, ev))) row = undefined;
     if (!row) {
       row = { kind: 'tool_call', callId: ev.toolCallId, firstNs: ev.tsNs, observations: [], seenBy: [], action: null, toolName: null, failed: false, denied: false, unfinished: false };
       items.push(row);
-      if (ev.toolCallId !== null) calls.set(ev.toolCallId, row);
+      paths.set(row, new Set());
+      if (key !== null) latest.set(key, row);
     }
-    // An unclassified tool is `tool.invoked` before and after it ran: goose sends one pre-tool hook
-    // per call, so a second hook `tool.invoked` of the call is its post-tool observation (it was
-    // shown as unfinished: issue 24 item 7, every doctor --send-test left one).
-    const seen = observerOf(ev);
-    const observer = seen === 'pre-tool' && row.seenBy.includes('pre-tool') ? 'post-tool' : seen;
+    paths.get(row)!.add(pathOf(observer, ev));
     row.observations.push({ observer, event: ev, record });
     if (!row.seenBy.includes(observer)) row.seenBy.push(observer);
     const name = record.gen_ai?.tool?.name ?? record.tool?.name;
@@ -86,6 +116,11 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     it.unfinished = it.seenBy.includes('pre-tool') && results.length === 0;
   }
   return items;
+}
+
+/** The items holding at least one of `chosen` (commit numbers): the rows a reader asked for, not those its completing read brought. */
+export function itemsHolding(items: TimelineItem[], chosen: ReadonlySet<bigint>): TimelineItem[] {
+  return items.filter((it) => (it.kind === 'event' ? chosen.has(it.event.seq) : it.observations.some((o) => chosen.has(o.event.seq))));
 }
 
 function observerOf(ev: StoredActivity): Observer {
