@@ -76,7 +76,9 @@ async function untilUsed(origin: string, token: string, code: string, deadline: 
       body: new URLSearchParams({ code }).toString(),
       signal: AbortSignal.timeout(1500),
     }).then(async (r) => (r.ok ? ((await r.json()) as { state?: unknown }).state : undefined), () => undefined);
-    if (state !== 'pending' || Date.now() >= deadline) return state === 'gone';
+    if (state === 'gone') return true;
+    // one failed or slow poll (undefined) is no answer: only an expired code or the deadline ends the wait
+    if (state === 'expired' || Date.now() >= deadline) return false;
   }
 }
 

@@ -10,7 +10,7 @@ export function exportChecks(e: Partial<ExportHealth> | undefined): Check[] {
   if (!e || typeof e.path !== 'string') return [];
   const why = typeof e.lastError?.message === 'string' ? e.lastError.message : 'no reason given';
   if (e.state === 'refused') {
-    return [{ id: 'export', status: 'fail', message: `the JSONL export is refused, nothing is written to it: ${why}`, fix: 'apply the fix above; the collector tries again every 250 ms and exports what the log stored meanwhile (events are not lost: beacon events --json --since exports them too)' }];
+    return [{ id: 'export', status: 'fail', message: `the JSONL export is refused, nothing is written to it: ${why}`, fix: 'apply the fix above; the collector tries again every 250 ms and exports what the log stored meanwhile — while this collector runs: after a restart it starts from where the log ends then (events are not lost: beacon events --json --since exports them too)' }];
   }
   if (e.state === 'failing') {
     return [{ id: 'export', status: 'warn', message: `the JSONL export ${e.path} cannot be written now: ${why}`, fix: 'free space or fix the file; the collector retries, and events wait in the log' }];

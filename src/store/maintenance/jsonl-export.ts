@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, ftruncateSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fdatasyncSync, fstatSync, ftruncateSync, lstatSync, readSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { checkOwnFileIfPresent, checkPrivateDir, ensurePrivateDir, openChecked } from '../../model/file-checks';
 import type { EventLog } from '../log/event-log';
@@ -126,7 +126,11 @@ export class JsonlExporter {
     const n = this.options.archives;
     try {
       checkPrivateDir(dirname(p));
-      checkOwnFileIfPresent(p); // still the file opened, not a link put in its place
+      checkOwnFileIfPresent(p); // a regular file of ours, not a link put in its place…
+      if (!sameFile(lstatSync(p, { throwIfNoEntry: false }), fstatSync(this.fd))) {
+        // …and the very file opened: another one renamed in would be carried along as an archive
+        throw new Error(`refusing to rotate ${p}: it is no longer the file this export opened. Fix: move it aside (mv '${p}' '${p}.untrusted')`);
+      }
       this.checkArchives();
     } catch (e) {
       this.close();
@@ -174,4 +178,9 @@ function lastSequence(fd: number, repair: boolean): bigint | undefined {
     if (m) return BigInt(m[1]!);
   }
   return undefined;
+}
+
+/** Whether a path's lstat and an open descriptor's fstat name the same inode. */
+function sameFile(a: Stats | undefined, b: Stats): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
