@@ -206,7 +206,8 @@ async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): 
   const commands = commandsIn(readFileSync(active.file, 'utf8'));
   const ours = commands.map(parseHookCommand).filter((c) => c !== undefined);
   // The launcher starts before anything else is read: its Node.js start is the longest of doctor's waits.
-  const command = launcherChecks(active.file, ours, hooksLauncherPath(ctx.env), ctx.cwd, active.root);
+  const reinstall = `beacon install goose${active.name === 'project' ? ' --scope project' : ''}`;
+  const command = launcherChecks({ ...active, reinstall }, ours, hooksLauncherPath(ctx.env), ctx.cwd);
 
   const disabledBy = disabledReasons(ctx, active.root, config());
   return [

@@ -37,6 +37,13 @@ export function foreignHookChecks(file: string, commands: string[]): Check[] {
   }];
 }
 
+/** The hooks file goose uses (project scope before user scope), its plugin's directory, and the install that rewrites it. */
+export interface ActivePlugin {
+  file: string;
+  root: string;
+  reinstall: string;
+}
+
 /**
  * The launcher check, from what the active hooks file names (issue 29 item 1): doctor runs nothing a
  * hooks file names — a project's plugin, a repository's `bin/beacon-hooks`, would run as the user —
@@ -44,24 +51,25 @@ export function foreignHookChecks(file: string, commands: string[]): Check[] {
  * another launcher is reported with what it would run; one in an earlier install's unchecked form,
  * with the command that rewrites it.
  */
-export async function launcherChecks(file: string, commands: HookCommand[], launcher: string, cwd: string, pluginDir: string): Promise<Check[]> {
-  if (commands.length === 0) return [{ id: 'plugin-command', status: 'fail', message: `${file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' }];
+export async function launcherChecks(plugin: ActivePlugin, commands: HookCommand[], launcher: string, cwd: string): Promise<Check[]> {
+  const { file, root, reinstall } = plugin;
+  if (commands.length === 0) return [{ id: 'plugin-command', status: 'fail', message: `${file} has no beacon-hooks --platform goose command`, fix: reinstall }];
   const elsewhere = [...new Set(commands.map((c) => c.launcher).filter((l) => resolve(cwd, l) !== launcher))];
   if (elsewhere.length > 0) {
     const named = elsewhere.map((l) => escapeControls(isAbsolute(l) ? l : `${l} (${resolve(cwd, l)} in a session started here)`)).join(', ');
     return [{
       id: 'plugin-command', status: 'fail',
       message: `${file} runs ${named} on every hook, not Beacon's launcher ${launcher}; doctor ran none of it, and goose would run it as you`,
-      fix: `if you did not install it (a repository you cloned can bring it), remove ${pluginDir}; otherwise beacon install goose`,
+      fix: `if you did not install it (a repository you cloned can bring it), remove ${root}; otherwise ${reinstall}`,
     }];
   }
   const unchecked = commands.filter((c) => !c.checked).length;
   return [
-    await probeLauncher(launcher, commands.length),
+    await probeLauncher(launcher, commands.length, reinstall),
     ...(unchecked === 0 ? [] : [{
       id: 'plugin-unchecked', status: 'fail' as const,
       message: `${unchecked} of ${commands.length} hook commands in ${file} (an earlier install's) run ${launcher} without checking that it and its directories are yours alone: another user who could write them would run as you`,
-      fix: 'beacon install goose (rewrites them)',
+      fix: `${reinstall} (rewrites them)`,
     }]),
   ];
 }
@@ -70,8 +78,8 @@ export async function launcherChecks(file: string, commands: HookCommand[], laun
  * Beacon's launcher, checked as the hook command checks it, then run through that command's own
  * guard as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start.
  */
-export async function probeLauncher(bin: string, count: number): Promise<Check> {
-  const fix = 'beacon install goose (rewrites the launcher for this Node.js and install)';
+export async function probeLauncher(bin: string, count: number, reinstall: string): Promise<Check> {
+  const fix = `${reinstall} (rewrites the launcher for this Node.js and install)`;
   const unsafe = launcherChainProblem(bin);
   if (unsafe) {
     const [problem, fixIt] = unsafe.split(' Fix: ');
