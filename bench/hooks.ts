@@ -3,8 +3,8 @@
  * `node -e 0` measured in the same run, interleaved so machine noise hits both alike.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { hookCommandLine } from '../src/setup/hooks-file';
 import { renderLauncher } from '../src/setup/install';
 import { startCollector } from '../test/helpers/daemon';
@@ -55,7 +55,9 @@ export async function benchHookLauncher(runs = 40): Promise<Record<string, numbe
   const dir = tempDir('bench-launcher-');
   const log = join(dir, 'events.db');
   const c = await startCollector({ log });
-  const launcher = join(dir, 'beacon-hooks');
+  // where install puts it: the hook command sources it only under directories of the user's alone
+  const launcher = join(dir, 'endpoint', 'bin', 'beacon-hooks');
+  mkdirSync(dirname(launcher), { recursive: true, mode: 0o700 });
   writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN), { mode: 0o755 });
   // the command line `beacon install goose` writes into hooks.json, run as goose runs it
   const hookCmd = hookCommandLine(launcher, log, '/nonexistent', 'pre-tool');
@@ -68,6 +70,9 @@ export async function benchHookLauncher(runs = 40): Promise<Record<string, numbe
   const rssMb = () => memoryMb(c.proc.pid!).rss;
   const idleRssMb = rssMb();
   const coldHookMs = time('sh', ['-c', hookCmd], payload(-1));
+  // a refused launcher answers fast too (exit 0, nothing said): only a recorded hook is timed
+  const answer = spawnSync('sh', ['-c', hookCmd], { input: payload(-2), encoding: 'utf8' });
+  if (answer.stdout !== '{"decision":"allow"}') throw new Error(`the hook did not answer: ${answer.stderr}`);
   const warmRssMb = rssMb();
   for (let i = 0; i < runs; i++) {
     bareCurl.push(time('sh', ['-c', curlCmd], payload(i)));

@@ -13,11 +13,11 @@ import type { HealthReport } from '../model/health';
 import { describeServiceState, type ServiceState } from './service';
 import { readGooseConfig, type GooseConfigView } from './goose-config';
 import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
-import { commandsIn, isBeaconCommand, launcherOf } from './hooks-file';
-import { foreignHookChecks, gooseBinaryCheck, probeLauncher } from './goose-checks';
-import { isExecutable } from '../model/executables';
+import { commandsIn, parseHookCommand } from './hooks-file';
+import { foreignHookChecks, gooseBinaryCheck, launcherChecks } from './goose-checks';
 import { hostPort } from '../config/hosts';
 import { portHolderProblem } from './port-holder';
+import { hooksLauncherPath } from '../config/paths';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -204,14 +204,10 @@ async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): 
   }
   const active = present[0]!; // goose takes project scope first and deduplicates by name
   const commands = commandsIn(readFileSync(active.file, 'utf8'));
-  const ours = commands.filter(isBeaconCommand);
-  const broken = [...new Set(ours.map(launcherOf).filter((bin) => !isExecutable(bin)))];
+  const ours = commands.map(parseHookCommand).filter((c) => c !== undefined);
   // The launcher starts before anything else is read: its Node.js start is the longest of doctor's waits.
-  const command: Promise<Check> | Check = ours.length === 0
-    ? { id: 'plugin-command', status: 'fail', message: `${active.file} has no beacon-hooks --platform goose command`, fix: 'beacon install goose' }
-    : broken.length > 0
-      ? { id: 'plugin-command', status: 'fail', message: `hook command runs ${broken.join(', ')}, which is not an executable file`, fix: 'beacon install goose (rewrites the launcher)' }
-      : probeLauncher(launcherOf(ours[0]!), ours.length);
+  const reinstall = `beacon install goose${active.name === 'project' ? ' --scope project' : ''}`;
+  const command = launcherChecks({ ...active, reinstall }, ours, hooksLauncherPath(ctx.env), ctx.cwd);
 
   const disabledBy = disabledReasons(ctx, active.root, config());
   return [
@@ -222,7 +218,7 @@ async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): 
     disabledBy.length > 0
       ? { id: 'plugin-enabled', status: 'fail', message: `the plugin is disabled: ${disabledBy.join('; ')} (a disabled plugin keeps its hooks file)`, fix: 'enable it there, then start a new goose session' }
       : { id: 'plugin-enabled', status: 'ok', message: 'enabled (config.yaml plugins map and settings.json disabledPlugins)' },
-    await command,
+    ...(await command),
     ...foreignHookChecks(active.file, commands),
   ];
 }

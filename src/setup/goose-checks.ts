@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { escapeControls } from '../model/terminal';
-import { shellQuote } from '../model/shell-quote';
 import type { Check } from './doctor';
-import { isBeaconCommand } from './hooks-file';
+import { isBeaconCommand, type HookCommand } from './hooks-file';
+import { launcherChainProblem, sourceLauncherChecked } from './launcher-guard';
 import { findOnPath, isExecutable } from '../model/executables';
 
 /**
@@ -37,10 +37,57 @@ export function foreignHookChecks(file: string, commands: string[]): Check[] {
   }];
 }
 
-/** Runs the launcher as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start. */
-export async function probeLauncher(bin: string, count: number): Promise<Check> {
+/** The hooks file goose uses (project scope before user scope), its plugin's directory, and the install that rewrites it. */
+export interface ActivePlugin {
+  file: string;
+  root: string;
+  reinstall: string;
+}
+
+/**
+ * The launcher check, from what the active hooks file names (issue 29 item 1): doctor runs nothing a
+ * hooks file names — a project's plugin, a repository's `bin/beacon-hooks`, would run as the user —
+ * only Beacon's own launcher, once it passes the checks the hook command makes. A file naming
+ * another launcher is reported with what it would run; one in an earlier install's unchecked form,
+ * with the command that rewrites it.
+ */
+export async function launcherChecks(plugin: ActivePlugin, commands: HookCommand[], launcher: string, cwd: string): Promise<Check[]> {
+  const { file, root, reinstall } = plugin;
+  if (commands.length === 0) return [{ id: 'plugin-command', status: 'fail', message: `${file} has no beacon-hooks --platform goose command`, fix: reinstall }];
+  const elsewhere = [...new Set(commands.map((c) => c.launcher).filter((l) => resolve(cwd, l) !== launcher))];
+  if (elsewhere.length > 0) {
+    const named = elsewhere.map((l) => escapeControls(isAbsolute(l) ? l : `${l} (${resolve(cwd, l)} in a session started here)`)).join(', ');
+    return [{
+      id: 'plugin-command', status: 'fail',
+      message: `${file} runs ${named} on every hook, not Beacon's launcher ${launcher}; doctor ran none of it, and goose would run it as you`,
+      fix: `if you did not install it (a repository you cloned can bring it), remove ${root}; otherwise ${reinstall}`,
+    }];
+  }
+  const unchecked = commands.filter((c) => !c.checked).length;
+  return [
+    await probeLauncher(launcher, commands.length, reinstall),
+    ...(unchecked === 0 ? [] : [{
+      id: 'plugin-unchecked', status: 'fail' as const,
+      message: `${unchecked} of ${commands.length} hook commands in ${file} (an earlier install's) run ${launcher} without checking that it and its directories are yours alone: another user who could write them would run as you`,
+      fix: `${reinstall} (rewrites them)`,
+    }]),
+  ];
+}
+
+/**
+ * Beacon's launcher, checked as the hook command checks it, then run through that command's own
+ * guard as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start.
+ */
+export async function probeLauncher(bin: string, count: number, reinstall: string): Promise<Check> {
+  const fix = `${reinstall} (rewrites the launcher for this Node.js and install)`;
+  const unsafe = launcherChainProblem(bin);
+  if (unsafe) {
+    const [problem, fixIt] = unsafe.split(' Fix: ');
+    return { id: 'plugin-command', status: 'fail', message: `the hook commands will not run the launcher, and doctor did not: ${problem}`, ...(fixIt ? { fix: fixIt } : {}) };
+  }
+  if (!isExecutable(bin)) return { id: 'plugin-command', status: 'fail', message: `hook command runs ${bin}, which is not an executable file`, fix };
   const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
-    const child = spawn('sh', ['-c', `${shellQuote(bin)} --version`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', `set -- --version; ${sourceLauncherChecked(bin)}`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d));
@@ -51,6 +98,5 @@ export async function probeLauncher(bin: string, count: number): Promise<Check> 
   const said = r.stdout.trim();
   if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
   const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
-  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix: 'beacon install goose (rewrites the launcher for this Node.js and install)' };
+  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix };
 }
-

@@ -4,6 +4,7 @@ import { BeaconError } from '../model/errors';
 import { readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
 import { pluginRoot } from './goose-paths';
 import { shellQuote } from '../model/shell-quote';
+import { sourceLauncherChecked } from './launcher-guard';
 
 /**
  * The registrations: goose event → subcommand and timeout (seconds: goose's unit, not ms).
@@ -24,42 +25,52 @@ export const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
 /**
  * What goose runs (`sh -c`): the launcher *sourced* by that shell with the arguments set first, not
  * executed — one /bin/sh start less on every hook (≈ 0.7 ms of a ≈ 11 ms fast path, more under
- * load). The `[ -r … ] &&` guard matters: `.` of a missing file makes dash exit 2, which goose reads
- * as a policy *deny* of the tool call; with the guard a missing launcher is exit 1, a hook failure
- * goose ignores (`on_failure: allow`), as an executed launcher's 127 was.
+ * load) — and only once the shell has checked it is the user's alone (launcher-guard.ts): another
+ * user who could write `~/.beacon/endpoint` would otherwise run their file as the user (issue 29).
  */
 export function hookCommandLine(hooksBin: string, log: string, config: string, sub: string): string {
-  const launcher = shellQuote(hooksBin);
-  return `set -- --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}; [ -r ${launcher} ] && . ${launcher}`;
+  return `${hookArguments(log, config, sub)}; ${sourceLauncherChecked(hooksBin)}`;
 }
 
-/** The launcher a hook command runs: the file it sources (as Beacon writes them now), or the executable it starts with (earlier installs). */
-export function launcherOf(command: string): string {
-  const sourced = /\[ -r ('(?:[^']|'\\'')*'|\S+) \] && \. \1\s*$/.exec(command);
-  return firstWord(sourced ? sourced[1]! : command);
+const hookArguments = (log: string, config: string, sub: string) => `set -- --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`;
+
+/**
+ * The forms earlier installs wrote, which sourced or executed the launcher unchecked: recognized,
+ * so that `beacon install goose` replaces them and doctor names them; never written again.
+ */
+const EARLIER_FORMS = [
+  (bin: string, log: string, config: string, sub: string) => `${hookArguments(log, config, sub)}; [ -r ${shellQuote(bin)} ] && . ${shellQuote(bin)}`,
+  (bin: string, log: string, config: string, sub: string) => `${shellQuote(bin)} --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`,
+];
+
+/** A hook command Beacon wrote, read back: what it runs, with which arguments, and whether it checks the launcher first. */
+export interface HookCommand {
+  launcher: string;
+  log: string;
+  config: string;
+  sub: string;
+  /** false: an earlier install's form, which sources (or executes) the launcher without checking it */
+  checked: boolean;
 }
 
-/** The subcommand a Beacon hook command runs (`pre-tool`, …), in either form launcherOf reads. */
-export function subcommandOf(command: string): string | undefined {
-  return /\s([a-z-]+)(?:;\s*\[ -r |\s*$)/.exec(command)?.[1];
-}
+const WORD = String.raw`'(?:[^']|'\\'')*'`;
+const unquote = (word: string) => word.slice(1, -1).replace(/'\\''/g, "'");
+const ARGUMENTS = new RegExp(`--platform goose --log (${WORD}) --config (${WORD}) ([a-z-]+)`);
+const LAUNCHER = new RegExp(`^(${WORD}) --platform |; \\[ -r (${WORD}) \\]`);
 
-/** The first word of a shell command line (single-quoted as Beacon writes it, or bare). */
-function firstWord(command: string): string {
-  const s = command.trimStart();
-  if (!s.startsWith("'")) return s.split(/\s+/)[0]!;
-  let out = '';
-  let i = 1;
-  while (i < s.length) {
-    const end = s.indexOf("'", i);
-    if (end < 0) return out + s.slice(i);
-    out += s.slice(i, end);
-    if (s.startsWith("\\''", end + 1)) {
-      out += "'";
-      i = end + 4;
-    } else return out;
-  }
-  return out;
+/**
+ * The command read back when it is, character for character, one Beacon writes or wrote: anything
+ * else in Beacon's hooks file (a command with more in it, another launcher's spelling) is not
+ * Beacon's, and doctor and install treat it as foreign.
+ */
+export function parseHookCommand(command: string): HookCommand | undefined {
+  const args = ARGUMENTS.exec(command);
+  const bin = LAUNCHER.exec(command);
+  if (!args || !bin) return undefined;
+  const [launcher, log, config, sub] = [unquote(bin[1] ?? bin[2]!), unquote(args[1]!), unquote(args[2]!), args[3]!];
+  if (command === hookCommandLine(launcher, log, config, sub)) return { launcher, log, config, sub, checked: true };
+  if (EARLIER_FORMS.some((form) => command === form(launcher, log, config, sub))) return { launcher, log, config, sub, checked: false };
+  return undefined;
 }
 
 /**
@@ -74,9 +85,9 @@ export function renderHooksJson(hooksBin: string, log: string, config: string): 
   return `${JSON.stringify({ hooks }, null, 2)}\n`;
 }
 
-/** Beacon's own commands are recognized by what they run, not by the file's existence. */
+/** Beacon's own commands are recognized by being exactly what Beacon writes, not by a word they hold. */
 export function isBeaconCommand(command: string): boolean {
-  return /beacon-hooks/.test(command) && /--platform\s+goose\b/.test(command);
+  return parseHookCommand(command) !== undefined;
 }
 
 /** Every command in a hooks file, whatever its shape; unparseable files hold none. */

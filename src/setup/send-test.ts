@@ -5,7 +5,10 @@ import { openLogReadonly } from './read-log';
 import { inspectLog } from '../store/log/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { commandsIn, isBeaconCommand, launcherOf, subcommandOf } from './hooks-file';
+import { commandsIn, hookCommandLine, parseHookCommand } from './hooks-file';
+import { hooksLauncherPath } from '../config/paths';
+import { escapeControls } from '../model/terminal';
+import { resolve } from 'node:path';
 
 /** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
 export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
@@ -52,19 +55,24 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
 
   const loc = gooseLocations(ctx.env, ctx.cwd);
   const file = [hooksFile(loc.projectAgentsDir), hooksFile(loc.userAgentsDir)].find((f) => existsSync(f));
-  const command = file ? commandsIn(readFileSync(file, 'utf8')).find((c) => isBeaconCommand(c) && subcommandOf(c) === 'pre-tool') : undefined;
+  const installed = file ? commandsIn(readFileSync(file, 'utf8')).map(parseHookCommand).find((c) => c?.sub === 'pre-tool') : undefined;
+  const launcher = hooksLauncherPath(ctx.env);
+  // Beacon's own command for the installed log and config, never the file's text: a project's hooks
+  // file runs what it names (issue 29 item 1), and doctor runs nothing a project names.
+  const command = (sub: string) => hookCommandLine(launcher, installed!.log, installed!.config, sub);
   let hookRan = false;
-  if (!command) {
+  if (!installed) {
     out.push({ id: 'send-test-hook', status: 'fail', message: 'no installed pre-tool hook command to run', fix: 'beacon install goose' });
+  } else if (resolve(ctx.cwd, installed.launcher) !== launcher) {
+    out.push({ id: 'send-test-hook', status: 'fail', message: `not run: ${file} runs ${escapeControls(installed.launcher)}, not Beacon's launcher ${launcher} (see plugin-command above)` });
   } else {
     const payload = { event: 'PreToolUse', session_id: session, tool_call_id: `${session}-hook`, tool_name: 'beacon_doctor_test', tool_input: {}, cwd: ctx.cwd };
     const run = (cmd: string, body: object) => spawnSync('sh', ['-c', cmd], { input: JSON.stringify(body), encoding: 'utf8', timeout: 15_000, env: { PATH: '/usr/bin:/bin', HOME: ctx.env.HOME ?? '' } });
-    const r = run(command, payload);
+    const r = run(command('pre-tool'), payload);
     hookRan = r.status === 0 && r.stdout.trim() === '{"decision":"allow"}';
     // the test call is finished as goose would finish it, so sessions and the dashboard do not keep
     // an unfinished call for every --send-test (issue 24 item 7)
-    const post = commandsIn(readFileSync(file!, 'utf8')).find((c) => isBeaconCommand(c) && subcommandOf(c) === 'post-tool');
-    if (hookRan && post) run(post, { ...payload, event: 'PostToolUse', tool_response: { status: 'ok' } });
+    if (hookRan) run(command('post-tool'), { ...payload, event: 'PostToolUse', tool_response: { status: 'ok' } });
     if (!hookRan) out.push({ id: 'send-test-hook', status: 'fail', message: `the hook command exited ${r.status ?? r.signal} and answered "${(r.stdout ?? '').trim().slice(0, 80)}"${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`, fix: 'beacon install goose' });
   }
 
@@ -88,7 +96,7 @@ export async function sendTestChecks(ctx: DoctorContext, base: string): Promise<
   }
   if (hookRan) {
     out.push(methods.has('hook')
-      ? { id: 'send-test-hook', status: 'ok', message: `a test hook event reached ${ctx.log} through ${launcherOf(command!)}` }
+      ? { id: 'send-test-hook', status: 'ok', message: `a test hook event reached ${ctx.log} through ${launcher}` }
       : { id: 'send-test-hook', status: 'fail', message: `the hook answered but its event is not in ${ctx.log}: the hooks write another log`, fix: 'beacon install goose --log <the collector\'s log>' });
   }
   out.push({ id: 'send-test', status: 'ok', message: `test events are marked by their session: beacon events --session ${session}` });

@@ -32,7 +32,10 @@ describe('beacon install goose / uninstall goose', () => {
     for (const [event, [sub, timeout]] of Object.entries(expected)) {
       const [rule] = doc.hooks[event];
       assert.equal(rule.matcher, undefined, `${event} has no matcher`);
-      assert.deepEqual(rule.hooks, [{ type: 'command', command: `set -- --platform goose --log '${log}' --config '${config}' ${sub}; [ -r '${launcher}' ] && . '${launcher}'`, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
+      const [l, bin, base] = [`'${launcher}'`, `'${join(h.home, '.beacon', 'endpoint', 'bin')}'`, `'${join(h.home, '.beacon', 'endpoint')}'`];
+      const checked = `[ -O ${l} ] && [ -O ${bin} ] && [ -O ${base} ] && find ${l} ${bin} ${base} -prune \\( -type l -o -perm -020 -o -perm -002 \\) -exec false {} + 2>/dev/null`;
+      const refused = `{ printf '%s\\n' 'beacon-hooks: ${launcher} not run, nothing recorded: it or a directory above it is a link, another user'\\''s or writable by others, or could not be checked (beacon doctor says which)' >&2; exit 0; }`;
+      assert.deepEqual(rule.hooks, [{ type: 'command', command: `set -- --platform goose --log '${log}' --config '${config}' ${sub}; [ -r ${l} ] && { ${checked} || ${refused}; } && . ${l}`, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
     }
     assert.equal(statSync(launcher).mode & 0o111, 0o111, 'launcher executable');
     const before = statSync(file).mtimeMs;
