@@ -10,7 +10,7 @@ import { STORE_SCHEMA_VERSION } from '../../src/store/log/schema';
 import { prune } from '../../src/store/maintenance/retention';
 import { queryModelDurations } from '../../src/store/queries/latency';
 import { listSessions } from '../../src/store/queries/sessions';
-import { isToolAction } from '../../src/store/queries/tool-calls';
+import { ACTIVITY_COLUMNS, joinToolCalls, type StoredActivity } from '../../src/store/queries/tool-calls';
 import { queryUsage, USAGE_GROUPINGS, type UsageFilter } from '../../src/store/queries/usage';
 import { comparable, rawUsage } from '../helpers/raw-usage';
 import { tempDir } from '../helpers/paths';
@@ -160,21 +160,17 @@ describe('the persisted usage rollup (schema v5)', () => {
   });
 });
 
-/** A session's detail folded row by row in JS (what sessionDetail computed before v5): the reference for the SQL that sums it from the index. */
+/**
+ * A session's detail folded in JS from every one of its rows through the timeline's join (which
+ * pairs a reused call id by path: store/queries/tool-calls.ts): the reference for the SQL that sums
+ * the calls whose ids are not reused straight from the session index and joins only the others.
+ */
 function foldDetail(db: Database.Database, id: string) {
-  const rows = db.prepare("SELECT action, method, tool_call_id AS callId, coalesce(json_extract(record, '$.command.exit_code'), 0) <> 0 AS nonZero FROM events WHERE session_id = ? ORDER BY ts_ns, action").all(id) as { action: string; method: string; callId: string | null; nonZero: number }[];
-  const calls = new Map<string, { kind?: string; failed: boolean; denied: boolean }>();
+  const rows = db.prepare(`SELECT ${ACTIVITY_COLUMNS} FROM events WHERE session_id = ? ORDER BY ts_ns, seq`).all(id) as StoredActivity[];
   const detail = { toolCalls: {} as Record<string, number>, failedCalls: 0, deniedCalls: 0, prompts: rows.filter((r) => r.action === 'prompt.submitted').length, methods: [...new Set(rows.map((r) => r.method))].sort(), events: rows.length };
-  rows.forEach((r, i) => {
-    if (!isToolAction(r.action)) return;
-    const c = calls.get(r.callId ?? `\u0000${i}`) ?? { failed: false, denied: false };
-    if (r.action === 'tool.failed' || (r.action === 'command.executed' && r.nonZero)) c.failed = true;
-    if (r.action === 'approval.denied') c.denied = true;
-    if (!['tool.invoked', 'tool.failed', 'approval.denied'].includes(r.action)) c.kind = r.action;
-    calls.set(r.callId ?? `\u0000${i}`, c);
-  });
-  for (const c of calls.values()) {
-    const kind = c.kind ?? (c.denied ? 'denied' : 'tool');
+  for (const c of joinToolCalls(rows)) {
+    if (c.kind !== 'tool_call') continue;
+    const kind = c.action ?? (c.denied ? 'denied' : 'tool');
     detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
     if (c.failed) detail.failedCalls++;
     if (c.denied) detail.deniedCalls++;

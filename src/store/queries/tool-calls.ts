@@ -105,8 +105,10 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     else if (ev.action === 'tool.failed') row.failed = true;
     else if (ev.action !== 'tool.invoked') {
       if (row.action === null || ev.method === 'hook') row.action = ev.action;
+      // COMMAND_FAILED_SQL's rule (store/log/schema.ts), so a session's detail agrees whether its calls were summed in
+      // SQL or joined here: a command whose exit code is present and not 0
       const exit = record.command?.exit_code;
-      if (typeof exit === 'number' && exit !== 0) row.failed = true;
+      if (ev.action === 'command.executed' && exit != null && exit !== 0) row.failed = true;
     }
   }
   for (const it of items) {
