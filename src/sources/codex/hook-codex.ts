@@ -1,0 +1,41 @@
+import type { HookAdapter } from '../hook-adapter';
+import { claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { classifyCodexTool } from './tools';
+
+/**
+ * Codex's shell tool as its hooks present it: Claude's `Bash {command}` (the model called
+ * `exec_command {cmd}`), and `apply_patch` with the patch text in `command`. Mapped back to Codex's
+ * own tool table, so the hook's records classify as its OTLP export's do.
+ */
+function codexTool(name: string, input: unknown): { name: string; input: unknown } {
+  const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
+  if (name === 'Bash') return { name: 'exec_command', input: { cmd: command } };
+  if (name === 'apply_patch') return { name, input: { input: command } };
+  return { name, input };
+}
+
+/**
+ * Codex's hooks (0.171.0 observed; they run only with `[features] hooks = true` and trusted hooks).
+ * The Claude shape; `tool_use_id` is the model's `call_id`, as in its OTLP `codex.tool_result`.
+ * There is no failure event and no exit code for a shell command (its output only);
+ * `apply_patch`'s response starts `Exit code: N`. Codex parses replies strictly: any field it does
+ * not know fails the hook, so the neutral answer is nothing at all and a deny is exactly Claude's.
+ */
+export const codexHooks: HookAdapter = claudeShapeAdapter(
+  {
+    agent: { harness: 'codex', classifyTool: classifyCodexTool },
+    phases: {
+      SessionStart: 'session-start',
+      UserPromptSubmit: 'prompt',
+      PreToolUse: 'pre-tool',
+      PostToolUse: 'post-tool',
+      Stop: 'stop',
+      SessionEnd: 'session-end',
+    },
+    callId: (o) => str(o, 'tool_use_id'),
+    tool: codexTool,
+    outcome: (o, tool) => (tool.name === 'apply_patch' ? { exitCode: exitCodeIn(str(o, 'tool_response')?.split('\n', 1)[0], /^Exit code: (-?\d+)$/) } : {}),
+  },
+  ['PreToolUse'],
+  claudeDeny,
+);
