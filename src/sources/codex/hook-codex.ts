@@ -1,6 +1,30 @@
+import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
+import type { FileChange, ToolUse } from '../../taxonomy/tool-use';
 import type { HookAdapter } from '../hook-adapter';
 import { claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
-import { classifyCodexTool } from './tools';
+import { codexToolUse } from './tools';
+
+/**
+ * What an `apply_patch` of one file changes, from the patch's own lines: an added file's `+` lines
+ * are its content; an update's hunks give the replaced text (context and `-` lines) and its
+ * replacement (context and `+` lines). A patch of several files is left without a change (no diff).
+ */
+function patchChange(patch: string): FileChange | undefined {
+  if ((patch.match(/^\*\*\* (?:Add|Update|Delete) File: /gm) ?? []).length !== 1) return undefined;
+  const body = patch.split('\n').filter((l) => !/^\*\*\* |^@@/.test(l));
+  if (/^\*\*\* Add File: /m.test(patch)) return { content: body.filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n') };
+  if (!/^\*\*\* Update File: /m.test(patch)) return undefined;
+  const before = body.filter((l) => l.startsWith(' ') || l.startsWith('-')).map((l) => l.slice(1));
+  const after = body.filter((l) => l.startsWith(' ') || l.startsWith('+')).map((l) => l.slice(1));
+  return { before: before.join('\n'), after: after.join('\n') };
+}
+
+function classifyCodexHookTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+  const use: ToolUse = codexToolUse(name, input);
+  const patch = name === 'apply_patch' && typeof (input as { input?: unknown })?.input === 'string' ? ((input as { input: string }).input) : undefined;
+  const change = use.kind === 'write' && patch !== undefined ? patchChange(patch) : undefined;
+  return classifyToolUse(name, use.kind === 'write' && change ? { ...use, change } : use, options);
+}
 
 /**
  * Codex's shell tool as its hooks present it: Claude's `Bash {command}` (the model called
@@ -23,7 +47,7 @@ function codexTool(name: string, input: unknown): { name: string; input: unknown
  */
 export const codexHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'codex', classifyTool: classifyCodexTool },
+    agent: { harness: 'codex', classifyTool: classifyCodexHookTool },
     phases: {
       SessionStart: 'session-start',
       UserPromptSubmit: 'prompt',
