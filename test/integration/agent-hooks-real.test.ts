@@ -1,38 +1,76 @@
 /**
- * The real Claude Code CLI (the agents lab's pin) running its hooks into Beacon: the hooks set by
- * hand in its private HOME's settings.json (the installer half of issue 30 comes later), each a
+ * The real agent CLIs (the agents lab's pins) running their hooks into Beacon: the hooks set by
+ * hand in each one's private HOME (the installer half of issue 30 comes later), each a
  * `sh -c` command line running the built dist/beacon-hooks.js, against the mock model's two-tool
  * script (write a file, then run a command that fails with exit 2). Its telemetry is off: what is
  * in the log came through the hooks alone. A missing CLI is a skip with its reason, never a pass.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { agentBinary, runAgent } from '../helpers/agent-cli';
+import { EventLog } from '../../src/store/log/event-log';
+import { listJoined } from '../../src/store/queries/joined-events';
+import { agentBinary, runAgent, type AgentName } from '../helpers/agent-cli';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { agentHookCommand } from '../helpers/hooks';
 import { startMockModel } from '../helpers/mock-model';
 import { tempDir } from '../helpers/paths';
 
-const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'];
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 const PROMPT = 'Write the lab note, then list the missing directory.';
 
-/** `~/.claude/settings.json` with Beacon's hook on every event the adapter answers (matcher `*` on tool events). */
-function claudeSettings(log: string): string {
-  const hooks = Object.fromEntries(EVENTS.map((e) => [e, [{ ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}), hooks: [{ type: 'command', command: agentHookCommand('claude-code', log, e), timeout: 30 }] }]]));
-  return JSON.stringify({ hooks }, null, 2);
+type Entries = (log: string) => Record<string, unknown>;
+
+/** A hook entry per event the adapter answers, in each agent's own configuration schema and timeout unit. */
+function claudeShapeHooks(platform: string, events: string[], toolEvents: string[], entry: (command: string, event: string) => Record<string, unknown>): Entries {
+  return (log) => Object.fromEntries(events.map((e) => [e, [{ ...(toolEvents.includes(e) ? { matcher: '*' } : {}), hooks: [entry(agentHookCommand(platform, log, e), e)] }]]));
 }
 
-async function claudeRun(deny: boolean) {
-  const home = tempDir('claude-hooks-home-');
-  const work = tempDir('claude-hooks-work-');
-  const log = join(tempDir('claude-hooks-log-'), 'events.db');
+interface RealAgent {
+  name: AgentName;
+  platform: string;
+  /** where the agent reads hooks (user level), and how Beacon's entries go in beside the runner's settings */
+  settings: (home: string) => string;
+  hooks: Entries;
+}
+
+const REAL: RealAgent[] = [
+  {
+    name: 'claude', platform: 'claude-code', settings: (home) => join(home, '.claude', 'settings.json'),
+    hooks: claudeShapeHooks('claude-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command) => ({ type: 'command', command, timeout: 30 })),
+  },
+  {
+    // Gemini counts hook timeouts in milliseconds
+    name: 'gemini', platform: 'gemini-cli', settings: (home) => join(home, '.gemini', 'settings.json'),
+    hooks: claudeShapeHooks('gemini-cli', ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], ['BeforeTool', 'AfterTool'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
+  },
+  {
+    name: 'qwen', platform: 'qwen-code', settings: (home) => join(home, '.qwen', 'settings.json'),
+    hooks: claudeShapeHooks('qwen-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
+  },
+  {
+    // camelCase events at the user level ($COPILOT_HOME/settings.json `hooks`), `bash` and `timeoutSec`
+    name: 'copilot', platform: 'copilot-cli', settings: (home) => join(home, '.copilot', 'settings.json'),
+    hooks: (log) => Object.fromEntries(['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'sessionEnd'].map((e) => [e, [{ type: 'command', bash: agentHookCommand('copilot-cli', log, e), timeoutSec: 30 }]])),
+  },
+];
+
+/** Beacon's hooks merged into the settings file the runner wrote (or a new one). */
+function addHooks(agent: RealAgent, home: string, log: string): void {
+  const file = agent.settings(home);
+  const settings = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  settings.hooks = agent.hooks(log);
+  if (agent.name === 'gemini') settings.hooksConfig = { enabled: true };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+async function agentRun(agent: RealAgent, deny: boolean) {
+  const home = tempDir(`${agent.name}-hooks-home-`);
+  const work = tempDir(`${agent.name}-hooks-work-`);
+  const log = join(tempDir(`${agent.name}-hooks-log-`), 'events.db');
   const sideEffect = join(work, 'SIDE-EFFECT');
   const note = join(work, 'beacon-lab-note.txt');
-  mkdirSync(join(home, '.claude'), { recursive: true });
-  writeFileSync(join(home, '.claude', 'settings.json'), claudeSettings(log));
   const env: Record<string, string> = {};
   if (deny) {
     const provider = join(home, 'deny-side-effects.sh');
@@ -40,45 +78,107 @@ async function claudeRun(deny: boolean) {
     chmodSync(provider, 0o755);
     env.BEACON_POLICY_PROVIDER = provider;
   }
-  const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command: `touch ${sideEffect} && ls /nonexistent-dir` } });
+  const command = `touch ${sideEffect} && ls /nonexistent-dir`;
+  const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
   try {
-    const run = await runAgent('claude', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 90_000, env });
-    return { run, log, note, sideEffect, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
+    const run = await runAgent(agent.name, { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 100_000, env, beforeRun: () => addHooks(agent, home, log) });
+    return { run, log, note, sideEffect, command, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
   } finally {
     await mock.close();
   }
 }
 
-describe('Claude Code (real CLI) with Beacon\'s hooks', () => {
-  const found = agentBinary('claude');
-  it('records the prompt, the write with its diff, and the failing command with its exit code', { skip: found.skip, timeout: 120_000 }, async () => {
-    const { run, records, note, sideEffect } = await claudeRun(false);
+for (const agent of REAL) {
+  describe(`${agent.name} (real CLI) with Beacon's hooks`, () => {
+    const found = agentBinary(agent.name);
+    it('records the prompt, the write with its diff, and the failing command (exit code 2), one row per call', { skip: found.skip, timeout: 150_000 }, async () => {
+      const { run, records, note, sideEffect, command, log } = await agentRun(agent, false);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(existsSync(note) && existsSync(sideEffect), 'both tools really ran');
+      assert.ok(records.length > 0, `no records: ${run.stderr}`);
+      for (const r of records) assert.deepEqual(r.harness, { name: agent.platform, collection_method: 'hook' });
+      const session = records.find((r) => r.session?.id)?.session.id;
+      assert.ok(records.every((r) => r.session?.id === session), 'one session');
+      assert.deepEqual(records.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [PROMPT]);
+      const write = records.find((r) => r.event.action === 'file.modified');
+      assert.equal(write?.file.path, note);
+      assert.match(write?.file.diff ?? '', /^\+hello from the lab$/m);
+      const failed = records.find((r) => r.event.action === 'tool.failed');
+      assert.equal(failed?.command?.command, command);
+      assert.equal(failed?.command?.exit_code, 2);
+      const db = EventLog.open(log, { readonly: true });
+      const calls = listJoined(db, { sessionId: session }).filter((x) => x.kind === 'tool_call');
+      db.close();
+      assert.deepEqual(calls.map((c) => c.kind === 'tool_call' && c.seenBy), [['pre-tool', 'post-tool'], ['pre-tool', 'post-tool']], 'one row per call, its pre and post joined');
+    });
+
+    it('a deny policy stops the side effect, the model is told why, the denial is recorded', { skip: found.skip, timeout: 150_000 }, async () => {
+      const { run, records, note, sideEffect, command, mock } = await agentRun(agent, true);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(readFileSync(note, 'utf8'), 'hello from the lab\n', 'the write was allowed');
+      assert.equal(existsSync(sideEffect), false, 'the denied command did not run');
+      const denied = records.find((r) => r.event.action === 'approval.denied');
+      assert.equal(denied?.command?.command, command);
+      assert.equal(denied?.policy?.reason, 'no side effects here');
+      assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no side effects here/, 'the tool result the model got carries the reason');
+    });
+  });
+}
+
+/**
+ * Codex runs hooks only with `[features] hooks = true` and trusted hooks (`--dangerously-bypass-hook-trust`
+ * in exec). Its mock model here is the lab's fallback slug, which offers no edit tool: the one-tool
+ * script (the shell runs `echo beacon-lab`) shows the prompt, the command and the model's call id,
+ * and that Codex's strict reply parser takes Beacon's neutral answer and its deny.
+ */
+describe("codex (real CLI) with Beacon's hooks", () => {
+  const found = agentBinary('codex');
+  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'];
+  async function codexRun(deny: boolean) {
+    const home = tempDir('codex-hooks-home-');
+    const work = tempDir('codex-hooks-work-');
+    const log = join(tempDir('codex-hooks-log-'), 'events.db');
+    const env: Record<string, string> = {};
+    if (deny) {
+      const provider = join(home, 'deny-echo.sh');
+      writeFileSync(provider, `#!/bin/sh\ncase "$(cat)" in *beacon-lab*) echo '{"decision":"deny","reason":"no echo here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+      chmodSync(provider, 0o755);
+      env.BEACON_POLICY_PROVIDER = provider;
+    }
+    const configure = () => {
+      const codexHome = join(home, '.codex');
+      writeFileSync(join(codexHome, 'config.toml'), `${readFileSync(join(codexHome, 'config.toml'), 'utf8')}\n[features]\nhooks = true\n`);
+      writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: claudeShapeHooks('codex', events, ['PreToolUse', 'PostToolUse'], (command) => ({ type: 'command', command, timeout: 30 }))(log) }));
+    };
+    const mock = await startMockModel();
+    try {
+      const run = await runAgent('codex', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, telemetry: false, timeoutMs: 100_000, env, flags: ['--dangerously-bypass-hook-trust'], beforeRun: configure });
+      return { run, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
+    } finally {
+      await mock.close();
+    }
+  }
+
+  it('records the prompt and the command with the model\'s call id; every hook Completed (none Failed)', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { run, records } = await codexRun(false);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(existsSync(note) && existsSync(sideEffect), 'both tools really ran');
-    for (const r of records) assert.deepEqual(r.harness, { name: 'claude-code', collection_method: 'hook' });
-    const session = records.find((r) => r.event.action === 'session.started')?.session?.id;
-    assert.ok(session, 'SessionStart recorded');
-    assert.deepEqual(records.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [PROMPT]);
-    const write = records.find((r) => r.event.action === 'file.modified');
-    assert.equal(write?.file.path, note);
-    assert.match(write?.file.diff ?? '', /^\+hello from the lab$/m);
-    const failed = records.find((r) => r.event.action === 'tool.failed');
-    assert.equal(failed?.command?.command, `touch ${sideEffect} && ls /nonexistent-dir`);
-    assert.equal(failed?.command?.exit_code, 2);
-    assert.equal(failed?.gen_ai?.tool?.call?.id, 'toolu_beacon_0002', "the model's call id");
-    assert.ok(records.every((r) => r.session?.id === session), 'one session');
+    assert.doesNotMatch(run.stderr, /hook: \w+ Failed/);
+    assert.match(run.stderr, /hook: PreToolUse Completed/);
+    for (const r of records) assert.deepEqual(r.harness, { name: 'codex', collection_method: 'hook' });
+    assert.equal(records.filter((r) => r.event.action === 'prompt.submitted').length, 1);
+    assert.ok(records.find((r) => r.event.action === 'prompt.submitted')?.prompt?.text, 'the prompt text');
+    const cmd = records.find((r) => r.event.action === 'command.executed');
+    assert.equal(cmd?.command?.command, 'echo beacon-lab');
+    assert.equal(cmd?.gen_ai?.tool?.call?.id, 'call_beacon_0001');
+    assert.deepEqual(records.filter((r) => r.event.action.startsWith('session.')).map((r) => r.event.action), ['session.started', 'session.ended']);
   });
 
-  it('a deny policy stops the side effect, and Claude shows the model the reason', { skip: found.skip, timeout: 120_000 }, async () => {
-    const { run, records, note, sideEffect, mock } = await claudeRun(true);
+  it('a deny policy blocks the command and the model is told why', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { run, records, mock } = await codexRun(true);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(existsSync(note), 'the write was allowed');
-    assert.equal(existsSync(sideEffect), false, 'the denied command did not run');
-    const denied = records.find((r) => r.event.action === 'approval.denied');
-    assert.equal(denied?.command?.command, `touch ${sideEffect} && ls /nonexistent-dir`);
-    assert.equal(denied?.policy?.reason, 'no side effects here');
-    const last = mock.modelCalls().at(-1)!;
-    assert.match(JSON.stringify(last.body), /no side effects here/, 'the tool result the model got is the reason');
-    assert.equal(readFileSync(note, 'utf8'), 'hello from the lab\n');
+    assert.doesNotMatch(run.stderr, /hook: \w+ Failed/);
+    assert.equal(records.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no echo here');
+    assert.equal(records.some((r) => r.event.action === 'command.executed'), false, 'no PostToolUse: the command did not run');
+    assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no echo here/);
   });
 });
