@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { EventLog } from '../../src/store/log/event-log';
 import { listJoined } from '../../src/store/queries/joined-events';
 import { agentBinary, runAgent, type AgentName } from '../helpers/agent-cli';
-import { jsonl, runBeacon } from '../helpers/daemon';
+import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
 import { agentHookCommand } from '../helpers/hooks';
 import { startMockModel } from '../helpers/mock-model';
 import { HOOKS_BIN, tempDir } from '../helpers/paths';
@@ -277,5 +277,50 @@ describe("opencode (real CLI) with a thin forwarder plugin", () => {
     assert.equal(existsSync(sideEffect), false, 'the denied command did not run');
     assert.equal(records.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no side effects here');
     assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no side effects here/);
+  });
+});
+
+/**
+ * Claude Code's `type: "http"` hooks: no process per event, Claude POSTs the payload to the running
+ * collector itself. The entry carries the hook token and the log as headers (and the policy provider's
+ * absolute path, for a deny); the route's refusals stay as they are for the launcher.
+ */
+describe("claude (real CLI) with Beacon's http hooks, straight to the collector", () => {
+  const found = agentBinary('claude');
+  it('records the prompt, the write with its diff and the failing command; a deny header path stops the side effect', { skip: found.skip, timeout: 150_000 }, async (t) => {
+    const dir = tempDir('claude-http-log-');
+    const log = join(dir, 'events.db');
+    const c = await startCollector({ log });
+    t.after(() => c.stop());
+    const token = readFileSync(join(dir, 'hook-token'), 'utf8').trim().split(': ')[1]!;
+    for (const deny of [false, true]) {
+      const home = tempDir('claude-http-home-');
+      const work = tempDir('claude-http-work-');
+      const sideEffect = join(work, 'SIDE-EFFECT');
+      const note = join(work, 'beacon-lab-note.txt');
+      const command = `touch ${sideEffect} && ls /nonexistent-dir`;
+      const headers: Record<string, string> = { 'X-Beacon-Hook-Token': token, 'X-Beacon-Log': log };
+      if (deny) {
+        headers['X-Beacon-Policy-Provider'] = join(home, 'deny.sh');
+        writeFileSync(headers['X-Beacon-Policy-Provider'], `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+        chmodSync(headers['X-Beacon-Policy-Provider'], 0o755);
+      }
+      const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'];
+      const hooks = Object.fromEntries(events.map((e) => [e, [{ ...(e.includes('Tool') ? { matcher: '*' } : {}), hooks: [{ type: 'http', url: `${c.url}/v1/hooks/claude-code/${e}`, headers, timeout: 30 }] }]]));
+      mkdirSync(join(home, '.claude'), { recursive: true });
+      writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ hooks }));
+      const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
+      const run = await runAgent('claude', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 90_000 }).finally(() => mock.close());
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(existsSync(sideEffect), !deny, deny ? 'denied: the command did not run' : 'the command ran');
+      const all = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+      const session = all.find((r) => r.file?.path === note)?.session?.id;
+      const recs = all.filter((r) => r.session?.id === session);
+      assert.ok(session, 'the write is recorded');
+      assert.deepEqual(recs.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [PROMPT]);
+      assert.match(recs.find((r) => r.event.action === 'file.modified')?.file.diff ?? '', /^\+hello from the lab$/m);
+      if (deny) assert.equal(recs.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no side effects here');
+      else assert.deepEqual([recs.find((r) => r.event.action === 'tool.failed')?.command?.command, recs.find((r) => r.event.action === 'tool.failed')?.command?.exit_code], [command, 2]);
+    }
   });
 });

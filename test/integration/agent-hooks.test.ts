@@ -227,7 +227,7 @@ describe('a hook that cannot record still answers neutrally, exit 0', () => {
 });
 
 describe('Claude Code\'s http hooks post to the collector directly', () => {
-  it('a 200 with an empty body (neutral) or the deny; recorded once; the token and log headers are required as for the launcher', async (t) => {
+  it('a 200 with an empty body (neutral); recorded once; the token and log headers are required as for the launcher; Gemini\'s calls paired there too', async (t) => {
     const home = tempDir('http-hook-');
     const log = join(home, 'events.db');
     const c = await startCollector({ log });
@@ -243,5 +243,16 @@ describe('Claude Code\'s http hooks post to the collector directly', () => {
     assert.equal((await post('/v1/hooks/no-such-agent/PreToolUse', { 'x-beacon-hook-token': token, 'x-beacon-log': log })).status, 404);
     const recs = records(log, TURNS[0]!.session);
     assert.deepEqual(recs.map((r) => [r.event.action, r.gen_ai.tool.call.id, r.harness.name]), [['tool.invoked', 'toolu_beacon_0002', 'claude-code']]);
+
+    // Gemini's calls carry no id: on the fast path too, a call's BeforeTool and AfterTool are paired into one row
+    const gemini = TURNS.find((x) => x.platform === 'gemini-cli')!;
+    for (const [event, body] of gemini.steps.slice(2, 6)) {
+      const r = await fetch(`${c.url}/v1/hooks/gemini-cli/${event}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-beacon-hook-token': token, 'x-beacon-log': log } });
+      assert.deepEqual([r.status, await r.text()], [200, ''], event);
+    }
+    const db = EventLog.open(log, { readonly: true });
+    const calls = listJoined(db, { sessionId: gemini.session }).filter((x) => x.kind === 'tool_call');
+    db.close();
+    assert.deepEqual(calls.map((x) => x.kind === 'tool_call' && x.seenBy), [['pre-tool', 'post-tool'], ['pre-tool', 'post-tool']]);
   });
 });
