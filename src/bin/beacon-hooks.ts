@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `beacon-hooks`: goose waits for this process on every tool call and turn, and when no collector
+ * `beacon-hooks`: the agent waits for this process on every tool call and turn, and when no collector
  * runs it is the whole hook (issue 25: ≤ 1.3× a bare `node -e 0`). It only starts the adapter
  * bundle beside it (src/bin/hooks-adapter.ts), compiled from V8's code cache when a cache made by
  * this Node.js for this very bundle lies beside it: parsing and compiling ~180 KB of JavaScript, and

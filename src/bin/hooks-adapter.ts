@@ -1,12 +1,12 @@
 // The hook adapter (bundled to dist/beacon-hooks-adapter.js, started by dist/beacon-hooks.js):
-// goose waits for this process on every tool call and turn: it loads only the hook path
+// the agent waits for this process on every tool call and turn: it loads only the hook path
 // (no fastify, protobufjs or pino) and always exits 0.
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { beaconVersion } from '../config/paths';
 import { runHook } from '../hooks/main';
-import { SUBCOMMANDS } from '../sources/goose/hook-payload';
+import { HOOK_ADAPTERS } from '../sources/hook-registry';
 
-/** goose writes the event and closes stdin. Read synchronously: `process.stdin` would load the
+/** The agent writes the event and closes stdin. Read synchronously: `process.stdin` would load the
  *  whole stream and net stack (~3 ms) for one small JSON document. A terminal gives no payload. */
 async function readStdin(): Promise<string> {
   try {
@@ -17,27 +17,29 @@ async function readStdin(): Promise<string> {
   }
 }
 
-const HELP = `usage: beacon-hooks --platform goose --log PATH --config PATH <subcommand>
+const HELP = `usage: beacon-hooks --platform AGENT --log PATH --config PATH <event>
 
-goose's hook adapter: goose runs it (from the beacon-endpoint plugin's hooks.json, written by
-beacon install goose) with the event JSON on stdin. It records the event in the event log and, on
-blocking events, answers on stdout ({"decision":"allow"}, or "block" from a policy provider).
-Whatever goes wrong it answers allow and exits 0, the error on stderr.
+The hook adapter of every agent Beacon answers hooks for: the agent runs it (from the hook entries
+beacon install writes) with the event's JSON on stdin. It records the event in the event log and
+answers on stdout exactly what the agent reads as "no opinion" (for most agents nothing at all),
+or the agent's own deny when a policy provider (BEACON_POLICY_PROVIDER) denies a tool call.
+Whatever goes wrong it gives that neutral answer and exits 0, the error on stderr.
 
-subcommands: ${SUBCOMMANDS.join(', ')}
+platforms and their events:
+${HOOK_ADAPTERS.map((a) => `  ${a.platform}: ${a.events.join(', ')}`).join('\n')}
 
 options:
-  --platform goose  the runtime whose payloads these are (goose only)
+  --platform AGENT  the agent whose payloads these are
   --log PATH        the event log (default ~/.beacon/endpoint/events.db, or $BEACON_ENDPOINT_LOG)
   --config PATH     the config file
   -h, --help        show this help
   -V, --version     print the version
 
 example:
-  echo '{"session_id":"s1","tool_name":"shell","tool_input":{"command":"ls"}}' | beacon-hooks --platform goose pre-tool
+  echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}' | beacon-hooks --platform claude-code PreToolUse
 `;
 
-/** --help/--version never reach the hook path: goose never passes them, and they must not print a verdict. */
+/** --help/--version never reach the hook path: no agent passes them, and they must not print a verdict. */
 function infoRequest(argv: string[]): string | undefined {
   for (const a of argv) {
     if (a === '--') break;

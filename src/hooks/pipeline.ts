@@ -4,11 +4,10 @@ import type { EventSink } from '../ingest/sink';
 import { callEventId, freshEventId } from '../model/event-id';
 import type { NormalizedEvent, Severity } from '../model/record';
 import { nowUnixNano } from '../model/time';
-import { hookEvents, policyCandidate } from '../sources/goose/hook-events';
-import { BLOCKING, SUBCOMMANDS, parsePayload, type Subcommand } from '../sources/goose/hook-payload';
+import type { HookAdapter, HookEventContext } from '../sources/hook-adapter';
+import { hookFailureEvent } from '../sources/hook-facts';
 import { consultPolicy, policyProvider, type PolicyVerdict } from './policy';
 
-const ALLOW = '{"decision":"allow"}';
 const SEVERITIES = new Set(['info', 'low', 'medium', 'high', 'critical']);
 
 export interface HookContext {
@@ -21,12 +20,14 @@ export interface HookContext {
    * store one event, while the same prompt typed twice (two invocations) is still two.
    */
   idempotencyKey?: string;
-  /** the working directory an earlier hook event of the session reported, for events goose sends without one */
+  /** the working directory an earlier hook event of the session reported, for events the agent sends without one */
   rememberedDir?: (sessionId: string) => string | undefined;
+  /** Beacon's call id for agents that send none (see call-pairing.ts) */
+  pairCall?: HookEventContext['pairCall'];
 }
 
 export interface HookOutcome {
-  /** what goose reads on stdout; undefined for non-blocking events (goose ignores their output) */
+  /** what the agent reads on stdout; undefined for nothing (most agents' neutral answer) */
   reply?: string;
   /** what went wrong (for stderr), never content */
   errors: string[];
@@ -34,30 +35,33 @@ export interface HookOutcome {
   recorded: boolean;
 }
 
-export function isSubcommand(name: string | undefined): name is Subcommand {
-  return SUBCOMMANDS.includes(name as Subcommand);
-}
-
 /**
- * One goose hook call: payload → events → rows → sink → reply. Never throws: whatever goes wrong,
- * a blocking hook still answers allow (goose must never be held up by Beacon) and the failure is
- * in `errors`. One function, so the collector can serve the same pipeline from an HTTP route.
+ * One hook call of any agent: payload → the agent's adapter → events → rows → sink → the agent's
+ * reply. Never throws: whatever goes wrong the agent gets its neutral answer (it must never be held
+ * up or steered by Beacon) and the failure is in `errors`; a payload or event the adapter cannot
+ * read is a `hook.failed` record, so the gap in the log has its reason. One function, so the
+ * collector serves the same pipeline from its HTTP route.
  */
-export async function handleHook(sub: Subcommand, payloadText: string, ctx: HookContext): Promise<HookOutcome> {
+export async function handleHook(adapter: HookAdapter, event: string, payloadText: string, ctx: HookContext): Promise<HookOutcome> {
   const errors: string[] = [];
   let verdict: PolicyVerdict = { decision: 'allow' };
   let recorded = true;
+  const eventCtx: HookEventContext = { now: nowUnixNano(), env: ctx.env, key: ctx.idempotencyKey, rememberedDir: safely(ctx.rememberedDir), ...(ctx.pairCall ? { pairCall: ctx.pairCall } : {}) };
+  let events: NormalizedEvent[];
+  let candidate: NormalizedEvent | undefined;
   try {
-    const payload = parsePayload(payloadText);
-    const eventCtx = { now: nowUnixNano(), env: ctx.env, key: ctx.idempotencyKey, rememberedDir: safely(ctx.rememberedDir) };
-    const events = hookEvents(sub, payload, eventCtx);
-
-    const provider = sub === 'pre-tool' && events.length > 0 ? policyProvider(ctx.env) : undefined;
-    if (provider) {
-      const candidate = policyCandidate(payload, eventCtx) ?? events[0]!;
-      verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: 'goose', event: redactedCopy(candidate) });
+    if (!adapter.events.includes(event)) throw new Error(`unknown subcommand "${event.slice(0, 40)}" for ${adapter.platform} (expected ${adapter.events.join(', ')})`);
+    ({ events, candidate } = adapter.read(event, payloadText, eventCtx));
+  } catch (e) {
+    errors.push((e as Error).message);
+    events = [hookFailureEvent(adapter.platform, event.slice(0, 40), (e as Error).message, eventCtx)];
+  }
+  try {
+    const provider = candidate && adapter.policyEvents.has(event) ? policyProvider(ctx.env) : undefined;
+    if (provider && candidate) {
+      verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: adapter.platform, event: redactedCopy(candidate) });
       if (verdict.decision === 'allow' && verdict.failure) errors.push(`policy provider ignored (fail-open): ${verdict.failure}`);
-      if (verdict.decision === 'deny') events.push(denialEvent(events[0]!, verdict));
+      if (verdict.decision === 'deny') events.push(denialEvent(events[0] ?? candidate, verdict));
     }
     if (events.length > 0) {
       try {
@@ -71,8 +75,17 @@ export async function handleHook(sub: Subcommand, payloadText: string, ctx: Hook
   } catch (e) {
     errors.push((e as Error).message);
   }
-  if (!BLOCKING.has(sub)) return { errors, recorded };
-  return { reply: verdict.decision === 'deny' && sub === 'pre-tool' ? JSON.stringify({ decision: 'block', reason: verdict.reason }) : ALLOW, errors, recorded };
+  const reply = neutralOr(adapter, event, verdict.decision === 'deny' ? { reason: verdict.reason } : undefined);
+  return { ...(reply !== undefined ? { reply } : {}), errors, recorded };
+}
+
+/** The adapter's reply; should it ever fail, nothing (the neutral answer of every command-hook agent but one, whose launcher answers for it). */
+export function neutralOr(adapter: HookAdapter, event: string, denial?: { reason: string }): string | undefined {
+  try {
+    return adapter.reply(event, denial);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A lookup that fails (a log not created yet, a busy disk) only means the directory stays unknown. */
@@ -87,13 +100,10 @@ function safely(lookup: ((id: string) => string | undefined) | undefined): ((id:
   };
 }
 
-/** The reply when the pipeline could not even start (a bad command line). */
-export const FALLBACK_REPLY = ALLOW;
-
 /** The provider's deny, recorded beside the observation it judged. */
 function denialEvent(observed: NormalizedEvent, v: Extract<PolicyVerdict, { decision: 'deny' }>): NormalizedEvent {
   const record = structuredClone(observed.record);
-  // The call's own id: goose's PreToolUseResult reports the same denial, and the two are one event.
+  // The call's own id: an agent's own report of the same denial (a PreToolUseResult) is the same event.
   const session = record.session?.id;
   const callId = record.gen_ai?.tool?.call?.id;
   const id = session !== undefined && callId ? callEventId(session, 'approval.denied', callId) : freshEventId();

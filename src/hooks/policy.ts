@@ -5,7 +5,8 @@ import { findOnPath, isProgram } from '../model/executables';
 export interface PolicyRequest {
   version: '1';
   phase: 'pre-tool';
-  platform: 'goose';
+  /** the agent whose call it is (`beacon-hooks --platform`, a harness name) */
+  platform: string;
   event: unknown;
 }
 
@@ -18,9 +19,9 @@ const MAX_OUTPUT = 64 * 1024;
 
 /**
  * The provider named by BEACON_POLICY_PROVIDER, as an absolute path to an executable file; otherwise
- * the seam is inert. A relative name is resolved against `cwd` (the directory goose ran the hook
- * in) and a bare name searched on `PATH` (goose's): the launcher does the same before it hands the
- * path to the collector, whose directory and PATH are not goose's (issue 22 item 12).
+ * the seam is inert. A relative name is resolved against `cwd` (the directory the agent ran the hook
+ * in) and a bare name searched on `PATH` (the agent's): the launcher does the same before it hands the
+ * path to the collector, whose directory and PATH are not the agent's (issue 22 item 12).
  */
 export function policyProvider(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
   const p = env.BEACON_POLICY_PROVIDER?.trim();

@@ -7,7 +7,9 @@ import { BeaconError, type BeaconErrorCode } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
 import type { HookRouteHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
-import { handleHook, isSubcommand } from './pipeline';
+import { handleHook } from './pipeline';
+import { callPairing } from './call-pairing';
+import { hookAdapter } from '../sources/hook-registry';
 import type { EventSink } from '../ingest/sink';
 import { EventLog } from '../store/log/event-log';
 import { lastWorkingDirectory } from '../store/queries/session-directory';
@@ -28,15 +30,20 @@ export interface HookRouteOptions {
   token: string;
   sink: EventSink;
   stats: HookRouteStats;
-  /** hook payloads carry whole files on a write: well above any goose event, well below memory trouble */
+  /** hook payloads carry whole files on a write: well above any agent's event, well below memory trouble */
   bodyLimit?: number;
 }
 
 /**
- * `POST /v1/hooks/goose/<subcommand>`: the hook fast path. The launcher goose runs posts the event
- * here with curl; the collector records it through the same pipeline as `beacon-hooks` and replies
- * with exactly what goose must read on stdout. Anything but 200 sends the launcher to its fallback
- * (the direct writer), so a refusal never loses an event — it only costs a Node.js start.
+ * `POST /v1/hooks/<platform>/<event>`: the hook fast path, for every agent `beacon-hooks` speaks
+ * (the same platform and event names as its command line). The launcher the agent runs posts the
+ * payload here with curl; the collector records it through the same pipeline as `beacon-hooks` and
+ * replies with exactly what the agent must read on stdout (for most agents nothing: a 200 with an
+ * empty body). Anything but 200 sends the launcher to its fallback (the direct writer), so a refusal
+ * never loses an event — it only costs a Node.js start. Claude Code's `type: "http"` hooks POST the
+ * payload here themselves (no process at all): their entry carries the token and the log as
+ * headers, and Claude reads the 200's body as a command hook's stdout (empty: no opinion; any
+ * other status: a non-blocking error, the call goes on).
  *
  * Only the user who owns the log may write through it: a token from the 0600 file beside the log,
  * JSON only (a cross-site form cannot send it without a preflight), no browser Origin, a loopback
@@ -65,26 +72,31 @@ export const hookRoute: FastifyPluginAsync<HookRouteOptions> = async (scope, opt
     if (refusal) refuse(refusal);
   });
 
-  scope.post<{ Params: { sub: string } }>('/v1/hooks/goose/:sub', async (req, reply) => {
+  // Read-only like `reader`: Beacon's call ids for agents that send none come from the hook records already stored.
+  const pairCall = callPairing(() => (reader ??= EventLog.open(options.logPath, { readonly: true })));
+
+  scope.post<{ Params: { platform: string; event: string } }>('/v1/hooks/:platform/:event', async (req, reply) => {
     const header = req.headers['x-beacon-log'];
     // Node reads header bytes as latin1; curl sent the path's UTF-8 bytes (a home named józef).
     const named = typeof header === 'string' ? Buffer.from(header, 'latin1').toString('utf8') : undefined;
     // The launcher names the log the collector's address file sits beside: the same spelling,
     // almost always, so the path is resolved (an lstat per component) only when it differs.
     if (named === undefined || (named !== options.logPath && canonical(named) !== own)) refuse('wrong_log');
-    const sub = req.params.sub;
-    if (!isSubcommand(sub)) throw new BeaconError('not_found', `unknown hook ${quoteInput(sub, 24)}`);
+    const adapter = hookAdapter(req.params.platform);
+    const event = req.params.event;
+    if (!adapter || !adapter.events.includes(event)) throw new BeaconError('not_found', `unknown hook ${quoteInput(req.params.platform, 24)}/${quoteInput(event, 40)}`);
     const provider = req.headers['x-beacon-policy-provider'];
-    // The launcher resolves the provider where goose set it; a relative name means nothing here
-    // (this process's directory and PATH are not goose's): the launcher's fallback resolves it.
+    // The launcher resolves the provider where the agent set it; a relative name means nothing here
+    // (this process's directory and PATH are not the agent's): the launcher's fallback resolves it.
     if (typeof provider === 'string' && provider !== '' && !isAbsolute(provider)) throw new BeaconError('conflict', 'the policy provider is not an absolute path: record the hook directly');
     const key = req.headers['x-beacon-hook-key'];
-    const outcome = await handleHook(sub, typeof req.body === 'string' ? req.body : '', {
+    const outcome = await handleHook(adapter, event, typeof req.body === 'string' ? req.body : '', {
       sink: options.sink,
-      // Only what goose's environment says about Beacon reaches the pipeline: the policy provider.
+      // Only what the agent's environment says about Beacon reaches the pipeline: the policy provider.
       env: typeof provider === 'string' && provider !== '' ? { BEACON_POLICY_PROVIDER: provider } : {},
       ...(typeof key === 'string' && key !== '' ? { idempotencyKey: key } : {}),
       rememberedDir,
+      pairCall,
     });
     // Not stored (the writer is down or busy): no 200, so the launcher's direct writer records it.
     if (!outcome.recorded) throw new BeaconError('unavailable', outcome.errors.join('; '), { retryAfterSeconds: 1 });

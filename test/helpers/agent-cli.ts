@@ -99,6 +99,8 @@ export interface AgentRunOptions {
   beforeRun?: () => void | Promise<void>;
   /** variables added to the agent's environment (opencode: its server's) */
   env?: Record<string, string>;
+  /** flags put right after the agent's subcommand or binary (Codex's `--dangerously-bypass-hook-trust`) */
+  flags?: string[];
 }
 
 export interface AgentRun {
@@ -122,6 +124,7 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
   mkdirSync(o.home, { recursive: true });
   mkdirSync(o.workdir, { recursive: true });
   const plan = PLANS[name](found.path, o);
+  if (o.flags?.length) plan.argv.splice(plan.argv.indexOf(found.path) + (name === 'codex' ? 2 : 1), 0, ...o.flags);
   if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k) && !LAB_TIMING.has(k)) delete plan.env[k];
   for (const [file, text] of Object.entries(plan.files)) {
     mkdirSync(dirname(file), { recursive: true });

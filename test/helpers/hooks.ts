@@ -33,3 +33,22 @@ export function runHookAsync(log: string, sub: string, payload: unknown, env: No
     child.stdin.end(JSON.stringify(payload));
   });
 }
+
+/**
+ * An agent's hook command line as the adapter is designed to be installed: the shell-quoted Node.js
+ * and launcher, `--platform AGENT`, the log, and the agent's own event name; run by `sh -c` with the
+ * payload on stdin, as every command-hook agent runs its hooks.
+ */
+export function agentHookCommand(platform: string, log: string, event: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${q(process.execPath)} ${q(HOOKS_BIN)} --platform ${q(platform)} --log ${q(log)} --config /nonexistent/config.json ${q(event)}`;
+}
+
+export function runAgentHookSync(platform: string, log: string, event: string, payload: unknown, env: NodeJS.ProcessEnv = {}): HookRun {
+  const r = spawnSync('sh', ['-c', agentHookCommand(platform, log, event)], {
+    input: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    env: { ...process.env, BEACON_POLICY_PROVIDER: '', ...env },
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}

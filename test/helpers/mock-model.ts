@@ -8,6 +8,10 @@
  *   step 2  the request carries the tool result: a final text answer
  *   side    a request without tools (opencode's title generation): a short text answer
  *
+ * or, with `startMockModel({ twoTools })`, the script of shared/docs/agent-hooks-facts.md: the agent's
+ * write tool creates a file, then (its result in the conversation) the shell tool runs a command
+ * (one meant to fail), then the final text (call ids `…0001`, `…0002`),
+ *
  * with known usage numbers on each wire's own convention (OpenAI and Gemini input include cached
  * tokens; Anthropic input excludes cache reads and writes; OpenAI output includes reasoning, Gemini
  * output excludes thoughts). Everything else (HEAD /, Codex's analytics POST, count-tokens probes)
@@ -95,7 +99,14 @@ export interface MockModel {
   close(): Promise<void>;
 }
 
-export async function startMockModel(): Promise<MockModel> {
+/** The two-tool script: the file the write tool creates (its content) and the command the shell tool runs after it. */
+export interface TwoToolScript {
+  path: string;
+  content: string;
+  command: string;
+}
+
+export async function startMockModel(options: { twoTools?: TwoToolScript } = {}): Promise<MockModel> {
   const requests: RecordedRequest[] = [];
   let calls = 0;
   const server: Server = createServer((req, res) => {
@@ -106,7 +117,7 @@ export async function startMockModel(): Promise<MockModel> {
       requests.push(rec);
       try {
         rec.body = parseBody(decode(Buffer.concat(chunks), req.headers['content-encoding']), req.headers['content-type']);
-        route(req, res, rec, () => ++calls);
+        route(req, res, rec, () => ++calls, options.twoTools);
       } catch (e) {
         rec.status = 500;
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `mock model: ${(e as Error).message}` } }));
@@ -151,7 +162,7 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, next: () => number): void {
+function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, next: () => number, twoTools?: TwoToolScript): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const path = url.pathname.replace(/\/+$/, '');
   const body = (typeof rec.body === 'object' && rec.body !== null ? rec.body : {}) as Json;
@@ -170,20 +181,34 @@ function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, 
 
   function answer(wire: Wire, b: Json, stream: boolean): void {
     const tools = toolsOf(wire, b);
-    const step: Step = tools.length === 0 ? 'side' : hasToolResult(wire, b) ? 'final' : 'tool';
+    const results = toolResults(wire, b);
+    const step: Step = tools.length === 0 ? 'side' : results >= (twoTools ? 2 : 1) ? 'final' : 'tool';
     const n = next();
     const id = responseId(wire, n);
     Object.assign(rec, { wire, step, stream, responseId: id, status: 200 });
     const usage = step === 'tool' ? MOCK_USAGE.step1 : step === 'final' ? MOCK_USAGE.step2 : MOCK_USAGE.side;
     let call: ToolCall | undefined;
-    if (step === 'tool') {
+    const write = twoTools && results === 0 ? pickWriteTool(tools) : undefined;
+    if (step === 'tool' && twoTools && results === 0 && !write) {
+      rec.status = 400;
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `mock model: no write tool among ${tools.map((t) => t.name).join(', ')}` } }));
+      return;
+    }
+    if (step === 'tool' && write && twoTools) {
+      call = { name: write.name, args: writeArgs(write.name, twoTools), id: wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID };
+      rec.toolName = call.name;
+      rec.toolArgs = call.args;
+    } else if (step === 'tool') {
       const shell = pickShellTool(tools);
       if (!shell) {
         rec.status = 400;
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `mock model: no shell tool among ${tools.map((t) => t.name).join(', ')}` } }));
         return;
       }
-      call = { name: shell.name, args: shellArgs(shell.schema), id: wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID };
+      const args = shellArgs(shell.schema);
+      if (twoTools) for (const k of ['cmd', 'command'] as const) if (k in args) args[k] = Array.isArray(args[k]) ? ['bash', '-lc', twoTools.command] : twoTools.command;
+      const second = (id: string) => (twoTools ? id.replace(/1$/, '2') : id);
+      call = { name: shell.name, args, id: second(wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID) };
       rec.toolName = call.name;
       rec.toolArgs = call.args;
     }
@@ -231,12 +256,28 @@ function toolsOf(wire: Wire, b: Json): ToolDef[] {
   return out;
 }
 
-/** Does the conversation already carry the result of a tool call? (then the answer is the final text) */
-function hasToolResult(wire: Wire, b: Json): boolean {
-  if (wire === 'responses') return asArray(b.input).some((i) => /_call_output$/.test(String(i?.type ?? '')));
-  if (wire === 'chat') return asArray(b.messages).some((m) => m?.role === 'tool');
-  if (wire === 'anthropic') return asArray(b.messages).some((m) => asArray(m?.content).some((c) => c?.type === 'tool_result'));
-  return asArray(b.contents).some((c) => asArray(c?.parts).some((p) => p?.functionResponse !== undefined));
+/** How many tool results the conversation already carries (the script's next step: one per result). */
+function toolResults(wire: Wire, b: Json): number {
+  if (wire === 'responses') return asArray(b.input).filter((i) => /_call_output$/.test(String(i?.type ?? ''))).length;
+  if (wire === 'chat') return asArray(b.messages).filter((m) => m?.role === 'tool').length;
+  if (wire === 'anthropic') return asArray(b.messages).flatMap((m) => asArray(m?.content)).filter((c) => c?.type === 'tool_result').length;
+  return asArray(b.contents).flatMap((c) => asArray(c?.parts)).filter((p) => p?.functionResponse !== undefined).length;
+}
+
+/** The write tool, by the names the agents give it, and its arguments in that agent's own keys. */
+const WRITE_ARGS: Record<string, (s: TwoToolScript) => Record<string, unknown>> = {
+  Write: (s) => ({ file_path: s.path, content: s.content }),
+  write_file: (s) => ({ file_path: s.path, content: s.content }),
+  create: (s) => ({ path: s.path, file_text: s.content }),
+  write: (s) => ({ filePath: s.path, content: s.content }),
+};
+
+function pickWriteTool(tools: ToolDef[]): ToolDef | undefined {
+  return tools.find((t) => Object.hasOwn(WRITE_ARGS, t.name));
+}
+
+function writeArgs(name: string, s: TwoToolScript): Record<string, unknown> {
+  return WRITE_ARGS[name]!(s);
 }
 
 function asArray(v: unknown): Json[] {

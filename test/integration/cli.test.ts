@@ -99,7 +99,8 @@ describe('beacon --help, --version, mistakes', () => {
   it('beacon-hooks --help and --version answer without a verdict, exit 0', () => {
     const help = spawnSync(process.execPath, [HOOKS_BIN, '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
-    assert.match(help.stdout, /^usage: beacon-hooks --platform goose/);
+    assert.match(help.stdout, /^usage: beacon-hooks --platform AGENT/);
+    for (const agent of ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli', 'opencode']) assert.match(help.stdout, new RegExp(`^  ${agent}: `, 'm'), agent);
     assert.doesNotMatch(help.stdout, /^\{"decision"/m, "no verdict line");
     const version = spawnSync(process.execPath, [HOOKS_BIN, '--version'], { encoding: 'utf8' });
     assert.deepEqual([version.status, version.stdout], [0, `beacon-hooks ${VERSION}\n`]);

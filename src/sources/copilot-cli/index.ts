@@ -30,7 +30,7 @@ function copilotToolUse(name: string, input: unknown): ToolUse {
   }
 }
 
-function classifyCopilotTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+export function classifyCopilotTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
   return classifyToolUse(name, copilotToolUse(name, input), options);
 }
 

@@ -4,7 +4,7 @@ import type { NormalizedEvent } from '../../model/record';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
 import { HOOK_FAILED } from './hook-health';
-import { gitBranch } from './git';
+import { gitBranch } from '../git-branch';
 import type { GoosePayload, Subcommand } from './hook-payload';
 
 interface Context {

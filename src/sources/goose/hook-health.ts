@@ -3,12 +3,12 @@ import type { NormalizedEvent } from '../../model/record';
 import type { SpanRecord } from '../../model/span';
 import { stringAttr } from '../attributes';
 import { otlpRecord } from '../otlp-record';
+import { HOOK_FAILED } from '../hook-adapter';
 
 /** The plugin name goose reports for Beacon's hooks (the installer's `.agents/plugins/<name>`). */
 export const BEACON_GOOSE_PLUGIN = 'beacon-endpoint';
 
-/** The action of a record saying Beacon's own hook did not do its job inside goose. */
-export const HOOK_FAILED = 'hook.failed';
+export { HOOK_FAILED } from '../hook-adapter';
 
 const HOOK_ERRORS = new Set(['hook_exit', 'hook_execution_error']);
 

@@ -31,7 +31,7 @@ function opencodeToolUse(name: string, input: unknown): ToolUse {
   }
 }
 
-function classifyOpencodeTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+export function classifyOpencodeTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
   return classifyToolUse(name, opencodeToolUse(name, input), options);
 }
 

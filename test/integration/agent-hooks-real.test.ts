@@ -1,0 +1,326 @@
+/**
+ * The real agent CLIs (the agents lab's pins) running their hooks into Beacon: the hooks set by
+ * hand in each one's private HOME (the installer half of issue 30 comes later), each a
+ * `sh -c` command line running the built dist/beacon-hooks.js, against the mock model's two-tool
+ * script (write a file, then run a command that fails with exit 2). Its telemetry is off: what is
+ * in the log came through the hooks alone. A missing CLI is a skip with its reason, never a pass.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { EventLog } from '../../src/store/log/event-log';
+import { listJoined } from '../../src/store/queries/joined-events';
+import { agentBinary, runAgent, type AgentName } from '../helpers/agent-cli';
+import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
+import { agentHookCommand } from '../helpers/hooks';
+import { startMockModel } from '../helpers/mock-model';
+import { HOOKS_BIN, tempDir } from '../helpers/paths';
+
+const PROMPT = 'Write the lab note, then list the missing directory.';
+
+type Entries = (log: string) => Record<string, unknown>;
+
+/** A hook entry per event the adapter answers, in each agent's own configuration schema and timeout unit. */
+function claudeShapeHooks(platform: string, events: string[], toolEvents: string[], entry: (command: string, event: string) => Record<string, unknown>): Entries {
+  return (log) => Object.fromEntries(events.map((e) => [e, [{ ...(toolEvents.includes(e) ? { matcher: '*' } : {}), hooks: [entry(agentHookCommand(platform, log, e), e)] }]]));
+}
+
+interface RealAgent {
+  name: AgentName;
+  platform: string;
+  /** where the agent reads hooks (user level), and how Beacon's entries go in beside the runner's settings */
+  settings: (home: string) => string;
+  hooks: Entries;
+}
+
+const REAL: RealAgent[] = [
+  {
+    name: 'claude', platform: 'claude-code', settings: (home) => join(home, '.claude', 'settings.json'),
+    hooks: claudeShapeHooks('claude-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command) => ({ type: 'command', command, timeout: 30 })),
+  },
+  {
+    // Gemini counts hook timeouts in milliseconds
+    name: 'gemini', platform: 'gemini-cli', settings: (home) => join(home, '.gemini', 'settings.json'),
+    hooks: claudeShapeHooks('gemini-cli', ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], ['BeforeTool', 'AfterTool'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
+  },
+  {
+    name: 'qwen', platform: 'qwen-code', settings: (home) => join(home, '.qwen', 'settings.json'),
+    hooks: claudeShapeHooks('qwen-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
+  },
+  {
+    // camelCase events at the user level ($COPILOT_HOME/settings.json `hooks`), `bash` and `timeoutSec`
+    name: 'copilot', platform: 'copilot-cli', settings: (home) => join(home, '.copilot', 'settings.json'),
+    hooks: (log) => Object.fromEntries(['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'sessionEnd'].map((e) => [e, [{ type: 'command', bash: agentHookCommand('copilot-cli', log, e), timeoutSec: 30 }]])),
+  },
+];
+
+/** Beacon's hooks merged into the settings file the runner wrote (or a new one). */
+function addHooks(agent: RealAgent, home: string, log: string): void {
+  const file = agent.settings(home);
+  const settings = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  settings.hooks = agent.hooks(log);
+  if (agent.name === 'gemini') settings.hooksConfig = { enabled: true };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+async function agentRun(agent: RealAgent, deny: boolean) {
+  const home = tempDir(`${agent.name}-hooks-home-`);
+  const work = tempDir(`${agent.name}-hooks-work-`);
+  const log = join(tempDir(`${agent.name}-hooks-log-`), 'events.db');
+  const sideEffect = join(work, 'SIDE-EFFECT');
+  const note = join(work, 'beacon-lab-note.txt');
+  const env: Record<string, string> = {};
+  if (deny) {
+    const provider = join(home, 'deny-side-effects.sh');
+    writeFileSync(provider, `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+    chmodSync(provider, 0o755);
+    env.BEACON_POLICY_PROVIDER = provider;
+  }
+  const command = `touch ${sideEffect} && ls /nonexistent-dir`;
+  const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
+  try {
+    const run = await runAgent(agent.name, { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 100_000, env, beforeRun: () => addHooks(agent, home, log) });
+    return { run, log, note, sideEffect, command, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
+  } finally {
+    await mock.close();
+  }
+}
+
+for (const agent of REAL) {
+  describe(`${agent.name} (real CLI) with Beacon's hooks`, () => {
+    const found = agentBinary(agent.name);
+    it('records the prompt, the write with its diff, and the failing command (exit code 2), one row per call', { skip: found.skip, timeout: 150_000 }, async () => {
+      const { run, records, note, sideEffect, command, log } = await agentRun(agent, false);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(existsSync(note) && existsSync(sideEffect), 'both tools really ran');
+      assert.ok(records.length > 0, `no records: ${run.stderr}`);
+      for (const r of records) assert.deepEqual(r.harness, { name: agent.platform, collection_method: 'hook' });
+      const session = records.find((r) => r.session?.id)?.session.id;
+      assert.ok(records.every((r) => r.session?.id === session), 'one session');
+      assert.deepEqual(records.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [PROMPT]);
+      const write = records.find((r) => r.event.action === 'file.modified');
+      assert.equal(write?.file.path, note);
+      assert.match(write?.file.diff ?? '', /^\+hello from the lab$/m);
+      const failed = records.find((r) => r.event.action === 'tool.failed');
+      assert.equal(failed?.command?.command, command);
+      assert.equal(failed?.command?.exit_code, 2);
+      const db = EventLog.open(log, { readonly: true });
+      const calls = listJoined(db, { sessionId: session }).filter((x) => x.kind === 'tool_call');
+      db.close();
+      assert.deepEqual(calls.map((c) => c.kind === 'tool_call' && c.seenBy), [['pre-tool', 'post-tool'], ['pre-tool', 'post-tool']], 'one row per call, its pre and post joined');
+    });
+
+    it('a deny policy stops the side effect, the model is told why, the denial is recorded', { skip: found.skip, timeout: 150_000 }, async () => {
+      const { run, records, note, sideEffect, command, mock } = await agentRun(agent, true);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(readFileSync(note, 'utf8'), 'hello from the lab\n', 'the write was allowed');
+      assert.equal(existsSync(sideEffect), false, 'the denied command did not run');
+      const denied = records.find((r) => r.event.action === 'approval.denied');
+      assert.equal(denied?.command?.command, command);
+      assert.equal(denied?.policy?.reason, 'no side effects here');
+      assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no side effects here/, 'the tool result the model got carries the reason');
+    });
+  });
+}
+
+/**
+ * Codex runs hooks only with `[features] hooks = true` and trusted hooks (`--dangerously-bypass-hook-trust`
+ * in exec). Its mock model here is the lab's fallback slug, which offers no edit tool: the one-tool
+ * script (the shell runs `echo beacon-lab`) shows the prompt, the command and the model's call id,
+ * and that Codex's strict reply parser takes Beacon's neutral answer and its deny.
+ */
+describe("codex (real CLI) with Beacon's hooks", () => {
+  const found = agentBinary('codex');
+  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'];
+  async function codexRun(deny: boolean) {
+    const home = tempDir('codex-hooks-home-');
+    const work = tempDir('codex-hooks-work-');
+    const log = join(tempDir('codex-hooks-log-'), 'events.db');
+    const env: Record<string, string> = {};
+    if (deny) {
+      const provider = join(home, 'deny-echo.sh');
+      writeFileSync(provider, `#!/bin/sh\ncase "$(cat)" in *beacon-lab*) echo '{"decision":"deny","reason":"no echo here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+      chmodSync(provider, 0o755);
+      env.BEACON_POLICY_PROVIDER = provider;
+    }
+    const configure = () => {
+      const codexHome = join(home, '.codex');
+      writeFileSync(join(codexHome, 'config.toml'), `${readFileSync(join(codexHome, 'config.toml'), 'utf8')}\n[features]\nhooks = true\n`);
+      writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: claudeShapeHooks('codex', events, ['PreToolUse', 'PostToolUse'], (command) => ({ type: 'command', command, timeout: 30 }))(log) }));
+    };
+    const mock = await startMockModel();
+    try {
+      const run = await runAgent('codex', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, telemetry: false, timeoutMs: 100_000, env, flags: ['--dangerously-bypass-hook-trust'], beforeRun: configure });
+      return { run, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
+    } finally {
+      await mock.close();
+    }
+  }
+
+  it('records the prompt and the command with the model\'s call id; every hook Completed (none Failed)', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { run, records } = await codexRun(false);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /hook: \w+ Failed/);
+    assert.match(run.stderr, /hook: PreToolUse Completed/);
+    for (const r of records) assert.deepEqual(r.harness, { name: 'codex', collection_method: 'hook' });
+    assert.equal(records.filter((r) => r.event.action === 'prompt.submitted').length, 1);
+    assert.ok(records.find((r) => r.event.action === 'prompt.submitted')?.prompt?.text, 'the prompt text');
+    const cmd = records.find((r) => r.event.action === 'command.executed');
+    assert.equal(cmd?.command?.command, 'echo beacon-lab');
+    assert.equal(cmd?.gen_ai?.tool?.call?.id, 'call_beacon_0001');
+    assert.deepEqual(records.filter((r) => r.event.action.startsWith('session.')).map((r) => r.event.action), ['session.started', 'session.ended']);
+  });
+
+  it('a deny policy blocks the command and the model is told why', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { run, records, mock } = await codexRun(true);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /hook: \w+ Failed/);
+    assert.equal(records.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no echo here');
+    assert.equal(records.some((r) => r.event.action === 'command.executed'), false, 'no PostToolUse: the command did not run');
+    assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no echo here/);
+  });
+});
+
+/**
+ * opencode has plugins, not command hooks. The forwarder here is the thin one issue 30 asks Beacon to
+ * install (the installer slice writes the real one): each plugin hook's arguments, and the session
+ * bus events, handed to `beacon-hooks --platform opencode <name>` on stdin, within a bound of its own
+ * (opencode awaits a plugin with no timeout), and a deny reply thrown as the Error opencode shows the model.
+ */
+function opencodeForwarder(log: string): string {
+  const argv = JSON.stringify([HOOKS_BIN, '--platform', 'opencode', '--log', log, '--config', '/nonexistent/config.json']);
+  return `import { spawn } from 'node:child_process';
+const forward = (name, payload) => new Promise((resolve) => {
+  const child = spawn(${JSON.stringify(process.execPath)}, [...${argv}, name], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let out = '';
+  const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(''); }, 10000);
+  child.stdout.on('data', (d) => (out += d));
+  child.on('close', () => { clearTimeout(timer); resolve(out); });
+  child.on('error', () => { clearTimeout(timer); resolve(''); });
+  child.stdin.on('error', () => {});
+  child.stdin.end(JSON.stringify(payload));
+});
+const judged = async (name, payload) => {
+  const out = (await forward(name, payload)).trim();
+  let verdict;
+  try { verdict = out ? JSON.parse(out) : undefined; } catch { verdict = undefined; }
+  if (verdict && verdict.decision === 'deny') throw new Error(String(verdict.reason));
+};
+export const BeaconHooks = async (ctx) => ({
+  event: async ({ event }) => { if (event.type === 'session.created' || event.type === 'session.idle') await forward(event.type, { directory: ctx.directory, event }); },
+  'chat.message': async (input, output) => { await forward('chat.message', { directory: ctx.directory, input, output }); },
+  'tool.execute.before': async (input, output) => judged('tool.execute.before', { directory: ctx.directory, input, output }),
+  'tool.execute.after': async (input, output) => { await forward('tool.execute.after', { directory: ctx.directory, input, output }); },
+});
+`;
+}
+
+describe("opencode (real CLI) with a thin forwarder plugin", () => {
+  const found = agentBinary('opencode');
+  async function opencodeRun(deny: boolean) {
+    const home = tempDir('opencode-hooks-home-');
+    const work = tempDir('opencode-hooks-work-');
+    const log = join(tempDir('opencode-hooks-log-'), 'events.db');
+    const sideEffect = join(work, 'SIDE-EFFECT');
+    const note = join(work, 'beacon-lab-note.txt');
+    const command = `touch ${sideEffect} && ls /nonexistent-dir`;
+    const env: Record<string, string> = {};
+    if (deny) {
+      const provider = join(home, 'deny-side-effects.sh');
+      writeFileSync(provider, `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+      chmodSync(provider, 0o755);
+      env.BEACON_POLICY_PROVIDER = provider;
+    }
+    const configure = () => {
+      const cfg = join(work, 'opencode.json');
+      const c = JSON.parse(readFileSync(cfg, 'utf8'));
+      c.permission = { ...c.permission, external_directory: 'allow' }; // `ls /nonexistent-dir` is outside the project: `run` would reject the ask
+      writeFileSync(cfg, JSON.stringify(c, null, 2));
+      mkdirSync(join(work, '.opencode', 'plugins'), { recursive: true });
+      writeFileSync(join(work, '.opencode', 'plugins', 'beacon.js'), opencodeForwarder(log));
+    };
+    const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
+    try {
+      const run = await runAgent('opencode', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 100_000, env, beforeRun: configure });
+      return { run, log, note, sideEffect, command, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
+    } finally {
+      await mock.close();
+    }
+  }
+
+  it('records the prompt, the write with its diff, the failing command with exit code 2, one row per call', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { run, records, note, sideEffect, command, log, mock } = await opencodeRun(false);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(existsSync(note) && existsSync(sideEffect), 'both tools really ran');
+    for (const r of records) assert.deepEqual(r.harness, { name: 'opencode', collection_method: 'hook' });
+    // `opencode run` hands the model its prompt in quotes: the prompt is the text the model got
+    const asked = (mock.modelCalls().at(-1)!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === 'user')?.content;
+    assert.ok(asked?.includes(PROMPT));
+    assert.deepEqual(records.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [asked]);
+    const write = records.find((r) => r.event.action === 'file.modified');
+    assert.equal(write?.file.path, note);
+    assert.match(write?.file.diff ?? '', /^\+hello from the lab$/m);
+    const failed = records.find((r) => r.event.action === 'tool.failed');
+    assert.deepEqual([failed?.command?.command, failed?.command?.exit_code, failed?.gen_ai?.tool?.call?.id], [command, 2, 'call_beacon_0002']);
+    const session = failed?.session?.id;
+    const db = EventLog.open(log, { readonly: true });
+    const calls = listJoined(db, { sessionId: session }).filter((x) => x.kind === 'tool_call');
+    db.close();
+    assert.deepEqual(calls.map((c) => c.kind === 'tool_call' && c.seenBy), [['pre-tool', 'post-tool'], ['pre-tool', 'post-tool']]);
+  });
+
+  it('a deny policy stops the side effect (the forwarder throws the reason)', { skip: found.skip, timeout: 150_000 }, async () => {
+    const { records, note, sideEffect, mock } = await opencodeRun(true);
+    assert.equal(readFileSync(note, 'utf8'), 'hello from the lab\n');
+    assert.equal(existsSync(sideEffect), false, 'the denied command did not run');
+    assert.equal(records.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no side effects here');
+    assert.match(JSON.stringify(mock.modelCalls().at(-1)!.body), /no side effects here/);
+  });
+});
+
+/**
+ * Claude Code's `type: "http"` hooks: no process per event, Claude POSTs the payload to the running
+ * collector itself. The entry carries the hook token and the log as headers (and the policy provider's
+ * absolute path, for a deny); the route's refusals stay as they are for the launcher.
+ */
+describe("claude (real CLI) with Beacon's http hooks, straight to the collector", () => {
+  const found = agentBinary('claude');
+  it('records the prompt, the write with its diff and the failing command; a deny header path stops the side effect', { skip: found.skip, timeout: 150_000 }, async (t) => {
+    const dir = tempDir('claude-http-log-');
+    const log = join(dir, 'events.db');
+    const c = await startCollector({ log });
+    t.after(() => c.stop());
+    const token = readFileSync(join(dir, 'hook-token'), 'utf8').trim().split(': ')[1]!;
+    for (const deny of [false, true]) {
+      const home = tempDir('claude-http-home-');
+      const work = tempDir('claude-http-work-');
+      const sideEffect = join(work, 'SIDE-EFFECT');
+      const note = join(work, 'beacon-lab-note.txt');
+      const command = `touch ${sideEffect} && ls /nonexistent-dir`;
+      const headers: Record<string, string> = { 'X-Beacon-Hook-Token': token, 'X-Beacon-Log': log };
+      if (deny) {
+        headers['X-Beacon-Policy-Provider'] = join(home, 'deny.sh');
+        writeFileSync(headers['X-Beacon-Policy-Provider'], `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+        chmodSync(headers['X-Beacon-Policy-Provider'], 0o755);
+      }
+      const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop'];
+      const hooks = Object.fromEntries(events.map((e) => [e, [{ ...(e.includes('Tool') ? { matcher: '*' } : {}), hooks: [{ type: 'http', url: `${c.url}/v1/hooks/claude-code/${e}`, headers, timeout: 30 }] }]]));
+      mkdirSync(join(home, '.claude'), { recursive: true });
+      writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ hooks }));
+      const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
+      const run = await runAgent('claude', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 90_000 }).finally(() => mock.close());
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(existsSync(sideEffect), !deny, deny ? 'denied: the command did not run' : 'the command ran');
+      const all = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+      const session = all.find((r) => r.file?.path === note)?.session?.id;
+      const recs = all.filter((r) => r.session?.id === session);
+      assert.ok(session, 'the write is recorded');
+      assert.deepEqual(recs.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt.text), [PROMPT]);
+      assert.match(recs.find((r) => r.event.action === 'file.modified')?.file.diff ?? '', /^\+hello from the lab$/m);
+      if (deny) assert.equal(recs.find((r) => r.event.action === 'approval.denied')?.policy?.reason, 'no side effects here');
+      else assert.deepEqual([recs.find((r) => r.event.action === 'tool.failed')?.command?.command, recs.find((r) => r.event.action === 'tool.failed')?.command?.exit_code], [command, 2]);
+    }
+  });
+});

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LogRecord } from '../../src/model/otlp-signals';
+import type { NormalizedEvent } from '../../src/model/record';
+import { claudeCode } from '../../src/sources/claude-code';
+import { codex } from '../../src/sources/codex';
+import type { HookAdapter, HookEventContext } from '../../src/sources/hook-adapter';
+import { HOOK_ADAPTERS, hookAdapter } from '../../src/sources/hook-registry';
+
+/**
+ * Each agent's hook adapter against the payloads the real CLIs sent (shared/docs/agent-hooks-facts.md,
+ * sanitized): which events they become, the call ids, the exit codes, and the replies — the neutral
+ * one and the deny — byte for byte as the agent reads them.
+ */
+const ctx = (over: Partial<HookEventContext> = {}): HookEventContext => ({ now: 1_790_000_000_000_000_000n, env: { BEACON_DISABLE_GIT_METADATA: '1' }, ...over });
+const adapter = (platform: string): HookAdapter => hookAdapter(platform)!;
+const read = (platform: string, event: string, payload: unknown, c = ctx()) => adapter(platform).read(event, JSON.stringify(payload), c);
+const only = (platform: string, event: string, payload: unknown, c = ctx()): NormalizedEvent['record'] => {
+  const evs = read(platform, event, payload, c).events;
+  assert.equal(evs.length, 1, `${platform} ${event}: one event`);
+  return evs[0]!.record;
+};
+
+const CWD = '/home/alice/proj';
+const WRITE_CONTENT = 'hello from the lab\n';
+const FAILING = 'touch /tmp/SIDE-EFFECT && ls /nonexistent-dir';
+
+describe('Claude Code hooks', () => {
+  const common = { session_id: 'c1a0d3e2-0000-4000-8000-000000000001', transcript_path: '/h/.claude/projects/x/s.jsonl', cwd: CWD };
+  it('the prompt, the write with its diff, the failed command with its exit code, each with the model\'s call id', () => {
+    const prompt = only('claude-code', 'UserPromptSubmit', { ...common, hook_event_name: 'UserPromptSubmit', prompt_id: 'p1', permission_mode: 'bypassPermissions', prompt: 'write a note then list a dir' });
+    assert.deepEqual([prompt.event.action, prompt.prompt?.text, prompt.harness], ['prompt.submitted', 'write a note then list a dir', { name: 'claude-code', collection_method: 'hook' }]);
+
+    const writeInput = { file_path: `${CWD}/beacon-lab-note.txt`, content: WRITE_CONTENT };
+    const pre = read('claude-code', 'PreToolUse', { ...common, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: writeInput, tool_use_id: 'toolu_beacon_0001' });
+    assert.deepEqual(pre.events.map((e) => [e.record.event.action, e.record.gen_ai?.tool?.call?.id]), [['tool.invoked', 'toolu_beacon_0001']]);
+    assert.equal(pre.candidate?.record.event.action, 'file.modified', 'the provider judges the write as the write it will be');
+
+    const write = only('claude-code', 'PostToolUse', { ...common, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: writeInput, tool_use_id: 'toolu_beacon_0001', tool_response: { type: 'create', filePath: writeInput.file_path, content: WRITE_CONTENT }, duration_ms: 12 });
+    assert.equal(write.event.action, 'file.modified');
+    assert.equal(write.file?.path, writeInput.file_path);
+    assert.match(write.file?.diff ?? '', /^\+hello from the lab$/m);
+
+    const failed = only('claude-code', 'PostToolUseFailure', { ...common, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: FAILING }, tool_use_id: 'toolu_beacon_0002', error: "Exit code 2\nls: cannot access '/nonexistent-dir': No such file or directory", is_interrupt: false, duration_ms: 31 });
+    assert.deepEqual([failed.event.action, failed.severity, failed.command], ['tool.failed', 'high', { command: FAILING, exit_code: 2, duration_ms: 31 }]);
+    assert.equal(failed.gen_ai?.tool?.call?.id, 'toolu_beacon_0002');
+  });
+
+  it("a hook's record of a call and the OTLP export's are one event: the same id from the same session and tool_use_id", () => {
+    const hook = only('claude-code', 'PostToolUseFailure', { ...common, tool_name: 'Bash', tool_input: { command: FAILING }, tool_use_id: 'toolu_beacon_0002', error: 'Exit code 2\n…' });
+    const rec: LogRecord = {
+      timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: '', body: 'claude_code.tool_result', traceId: '', spanId: '', flags: 0,
+      resource: { 'service.name': 'claude-code' },
+      attributes: { 'event.name': 'tool_result', 'session.id': common.session_id, tool_name: 'Bash', tool_use_id: 'toolu_beacon_0002', success: 'false' },
+    } as unknown as LogRecord;
+    const otlp = claudeCode.logs!([rec]).events[0]!.record;
+    assert.equal(otlp.event.action, hook.event.action);
+    assert.equal(hook.event.id, otlp.event.id);
+  });
+
+  it('session start and end; the final answer on Stop', () => {
+    assert.equal(only('claude-code', 'SessionStart', { ...common, hook_event_name: 'SessionStart', source: 'startup' }).event.action, 'session.started');
+    assert.equal(only('claude-code', 'SessionEnd', { ...common, hook_event_name: 'SessionEnd', reason: 'other' }).event.action, 'session.ended');
+    const stop = only('claude-code', 'Stop', { ...common, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' });
+    assert.deepEqual([stop.event.action, stop.response?.text], ['tool.completed', 'Done.']);
+  });
+
+  it('an MCP tool is the server and tool it names', () => {
+    const r = only('claude-code', 'PostToolUse', { ...common, tool_name: 'mcp__github__create_issue', tool_input: { title: 'x' }, tool_use_id: 't9', tool_response: {} });
+    assert.deepEqual([r.event.action, r.mcp], ['mcp.tool_invoked', { server: 'github', tool: 'create_issue' }]);
+  });
+});
+
+describe('Codex hooks', () => {
+  const common = { session_id: '0199a1b2-0000-7000-8000-000000000002', cwd: CWD, model: 'gpt-5.5', permission_mode: 'bypassPermissions', turn_id: 't1' };
+  it("its Claude-style `Bash` is Codex's shell, its apply_patch the file it adds, joined to OTLP by the model's call id", () => {
+    const patch = `*** Begin Patch\n*** Add File: beacon-lab-note.txt\n+hello\n*** End Patch\n`;
+    const write = only('codex', 'PostToolUse', { ...common, hook_event_name: 'PostToolUse', tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: 'call_beacon_0001', tool_response: 'Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA beacon-lab-note.txt\n' });
+    assert.deepEqual([write.event.action, write.file?.path, write.file?.operation], ['file.modified', 'beacon-lab-note.txt', 'create']);
+    const shell = only('codex', 'PostToolUse', { ...common, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: FAILING }, tool_use_id: 'call_beacon_0002', tool_response: "ls: cannot access '/nonexistent-dir': No such file or directory\n" });
+    assert.deepEqual([shell.event.action, shell.command?.command, shell.gen_ai?.tool?.call?.id], ['command.executed', FAILING, 'call_beacon_0002']);
+    // Codex's OTLP record of a successful call carries the same call id: the same event
+    const rec = {
+      timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: '', body: '', traceId: '', spanId: '', flags: 0, resource: { 'service.name': 'codex_exec' },
+      attributes: { 'event.name': 'codex.tool_result', 'conversation.id': common.session_id, tool_name: 'exec_command', call_id: 'call_beacon_0002', arguments: JSON.stringify({ cmd: FAILING }), success: 'true', output: '' },
+    } as unknown as LogRecord;
+    assert.equal(codex.logs!([rec]).events[0]!.record.event.id, shell.event.id);
+  });
+});
+
+describe('Gemini CLI hooks', () => {
+  const common = { session_id: 'g-1', transcript_path: '/h/.gemini/tmp/p/chats/s.jsonl', cwd: CWD, timestamp: '2026-12-01T10:00:00.000Z' };
+  it("the prompt from BeforeAgent, the failure from AfterTool's `Exit Code: 2`, the answer from AfterAgent", () => {
+    assert.equal(only('gemini-cli', 'BeforeAgent', { ...common, hook_event_name: 'BeforeAgent', prompt: 'do it' }).prompt?.text, 'do it');
+    const llmContent = "<untrusted_context>\nOutput: ls: cannot access '/nonexistent-dir'\nExit Code: 2\nProcess Group PGID: 4242\n</untrusted_context>";
+    const r = only('gemini-cli', 'AfterTool', { ...common, hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: FAILING }, tool_response: { llmContent, returnDisplay: '' } });
+    assert.deepEqual([r.event.action, r.command?.exit_code, r.command?.command], ['tool.failed', 2, FAILING]);
+    assert.equal(only('gemini-cli', 'AfterAgent', { ...common, prompt: 'do it', prompt_response: 'All done', stop_hook_active: false }).response?.text, 'All done');
+  });
+
+  it('no call id in the payload: BeforeTool and AfterTool of one call get the same Beacon id, the next identical call another', () => {
+    const opened: string[] = [];
+    const pairCall = (_s: string, key: string, phase: 'pre' | 'post') => {
+      if (phase === 'pre') opened.push(`${key}.${opened.length + 1}`);
+      return opened[opened.length - 1];
+    };
+    const call = { ...common, tool_name: 'write_file', tool_input: { file_path: `${CWD}/n.txt`, content: 'x' } };
+    const pre = only('gemini-cli', 'BeforeTool', call, ctx({ pairCall }));
+    const post = only('gemini-cli', 'AfterTool', { ...call, tool_response: { llmContent: 'ok' } }, ctx({ pairCall }));
+    assert.match(pre.gen_ai?.tool?.call?.id ?? '', /^beacon:[0-9a-f]{24}\.1$/);
+    assert.equal(post.gen_ai?.tool?.call?.id, pre.gen_ai?.tool?.call?.id);
+    const again = only('gemini-cli', 'BeforeTool', call, ctx({ pairCall }));
+    assert.notEqual(again.gen_ai?.tool?.call?.id, pre.gen_ai?.tool?.call?.id);
+  });
+
+  it("a read whose content says `Exit Code: 1` is no failure: only the shell's result text is read for one", () => {
+    const r = only('gemini-cli', 'AfterTool', { ...common, tool_name: 'read_file', tool_input: { file_path: `${CWD}/log.txt` }, tool_response: { llmContent: 'Exit Code: 1\n' } });
+    assert.equal(r.event.action, 'file.read');
+  });
+});
+
+describe('Qwen Code hooks', () => {
+  const common = { session_id: 'q-1', cwd: CWD, timestamp: '2026-12-01T10:00:00.000Z', permission_mode: 'yolo' };
+  it("0.24: `tool_call_id` (the model's) is the call id, not Qwen's own tool_use_id; PostToolUseFailure is tool.failed", () => {
+    const r = only('qwen-code', 'PostToolUseFailure', { ...common, hook_event_name: 'PostToolUseFailure', tool_name: 'run_shell_command', tool_input: { command: FAILING }, tool_use_id: 'toolu_1796156288136_s83bvutfk', tool_call_id: 'call_beacon_0002', error: 'Command: …\nExit Code: 2\nSignal: 0', is_interrupt: false, duration_ms: 40 });
+    assert.deepEqual([r.event.action, r.gen_ai?.tool?.call?.id, r.command?.exit_code], ['tool.failed', 'call_beacon_0002', 2]);
+  });
+  it('0.15: the failure is a PostToolUse saying `Exit Code: 2`; an empty continuation prompt records nothing', () => {
+    const llmContent = 'Command: ls\nDirectory: (root)\nOutput: ls: …\nError: (none)\nExit Code: 2\nSignal: 0\nProcess Group PGID: 1';
+    const r = only('qwen-code', 'PostToolUse', { ...common, tool_name: 'run_shell_command', tool_input: { command: FAILING }, tool_use_id: 'toolu_1', tool_response: { llmContent, returnDisplay: '' } });
+    assert.deepEqual([r.event.action, r.command?.exit_code, r.gen_ai?.tool?.call?.id], ['tool.failed', 2, 'toolu_1']);
+    assert.deepEqual(read('qwen-code', 'UserPromptSubmit', { ...common, prompt: '' }).events, []);
+    assert.equal(only('qwen-code', 'UserPromptSubmit', { ...common, prompt: 'go' }).prompt?.text, 'go');
+  });
+});
+
+describe('Copilot CLI hooks', () => {
+  it('camelCase: sessionId, toolName, toolArgs; a "success" result that says exit code 2 is a failure', () => {
+    const p = { sessionId: 'cp-1', timestamp: 1_790_000_000_000, cwd: CWD, toolName: 'bash', toolArgs: { command: FAILING, description: 'x' }, toolResult: { resultType: 'success', textResultForLlm: "ls: cannot access …\n<shellId: 0 completed with exit code 2>" } };
+    const r = only('copilot-cli', 'postToolUse', p);
+    assert.deepEqual([r.event.action, r.command?.exit_code, r.session?.id], ['tool.failed', 2, 'cp-1']);
+    const w = only('copilot-cli', 'postToolUse', { sessionId: 'cp-1', cwd: CWD, toolName: 'create', toolArgs: { path: `${CWD}/n.txt`, file_text: 'hi\n' }, toolResult: { resultType: 'success', textResultForLlm: 'Created file' } });
+    assert.equal(w.event.action, 'file.modified');
+    assert.match(w.file?.diff ?? '', /^\+hi$/m);
+    assert.equal(only('copilot-cli', 'userPromptSubmitted', { sessionId: 'cp-1', cwd: CWD, prompt: 'do it' }).prompt?.text, 'do it');
+  });
+  it("PascalCase: Claude's tool names over Copilot's arguments, `tool_result`", () => {
+    const r = only('copilot-cli', 'PostToolUse', { hook_event_name: 'PostToolUse', session_id: 'cp-2', cwd: CWD, tool_name: 'Write', tool_input: { path: `${CWD}/n.txt`, file_text: 'hi\n' }, tool_result: { result_type: 'success', text_result_for_llm: 'ok' } });
+    assert.deepEqual([r.event.action, r.gen_ai?.tool?.name, r.file?.path], ['file.modified', 'create', `${CWD}/n.txt`]);
+  });
+});
+
+describe('opencode plugin payloads', () => {
+  it("callID is the model's call id; the shell's exit code is output.metadata.exit", () => {
+    const r = only('opencode', 'tool.execute.after', { directory: CWD, input: { tool: 'bash', sessionID: 'ses_1', callID: 'call_beacon_0002', args: { command: FAILING } }, output: { title: '', output: '', metadata: { output: '', exit: 2, truncated: false } } });
+    assert.deepEqual([r.event.action, r.command?.exit_code, r.gen_ai?.tool?.call?.id], ['tool.failed', 2, 'call_beacon_0002']);
+    assert.equal(only('opencode', 'chat.message', { directory: CWD, input: { sessionID: 'ses_1' }, output: { parts: [{ type: 'text', text: 'hi there' }] } }).prompt?.text, 'hi there');
+  });
+});
+
+describe('replies: the neutral answer never steers the agent, the deny is its own shape', () => {
+  const reason = 'pipe to shell';
+  // Each agent's observed neutral answer is exit 0 and nothing at all ("allow" skips the user's
+  // approval in Claude and Copilot; Codex fails a hook on any field it does not know); goose's is allow.
+  const neutral: Record<string, string | undefined> = { goose: '{"decision":"allow"}' };
+  const deny: Record<string, [string, unknown]> = {
+    goose: ['pre-tool', { decision: 'block', reason }],
+    'claude-code': ['PreToolUse', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }],
+    codex: ['PreToolUse', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }],
+    'gemini-cli': ['BeforeTool', { decision: 'deny', reason }],
+    'qwen-code': ['PreToolUse', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }],
+    'copilot-cli': ['preToolUse', { permissionDecision: 'deny', permissionDecisionReason: reason }],
+    opencode: ['tool.execute.before', { decision: 'deny', reason }],
+  };
+  for (const a of HOOK_ADAPTERS) {
+    it(`${a.platform}: neutral on its pre-tool event, its deny shape with a denial, and nothing but the neutral answer on its other events`, () => {
+      const [pre, shape] = deny[a.platform]!;
+      assert.equal(a.reply(pre), neutral[a.platform]);
+      assert.deepEqual(JSON.parse(a.reply(pre, { reason })!), shape);
+      assert.ok(a.policyEvents.has(pre));
+      for (const e of a.events.filter((e) => !a.policyEvents.has(e))) {
+        const r = a.reply(e, { reason });
+        assert.ok(r === undefined || r === '{"decision":"allow"}', `${a.platform} ${e}: a denial changes nothing but the pre-tool event`);
+      }
+    });
+  }
+  it("Copilot's PascalCase dialect gets the top-level deny too (the one shape both dialects honour)", () => {
+    assert.deepEqual(JSON.parse(adapter('copilot-cli').reply('PreToolUse', { reason })!), { permissionDecision: 'deny', permissionDecisionReason: reason });
+  });
+});
