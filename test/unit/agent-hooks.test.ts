@@ -46,7 +46,7 @@ describe('Claude Code hooks', () => {
     assert.equal(failed.gen_ai?.tool?.call?.id, 'toolu_beacon_0002');
   });
 
-  it("a hook's record of a call and the OTLP export's are one event: the same id from the same session and tool_use_id", () => {
+  it("a hook's record of a call and the OTLP export's are one call: the same session, harness and tool_use_id (the join's key)", () => {
     const hook = only('claude-code', 'PostToolUseFailure', { ...common, tool_name: 'Bash', tool_input: { command: FAILING }, tool_use_id: 'toolu_beacon_0002', error: 'Exit code 2\n…' });
     const rec: LogRecord = {
       timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: '', body: 'claude_code.tool_result', traceId: '', spanId: '', flags: 0,
@@ -55,7 +55,8 @@ describe('Claude Code hooks', () => {
     } as unknown as LogRecord;
     const otlp = claudeCode.logs!([rec]).events[0]!.record;
     assert.equal(otlp.event.action, hook.event.action);
-    assert.equal(hook.event.id, otlp.event.id);
+    // each record keeps its own id (a reused call id must not drop a later call as a replay); the join makes them one row
+    assert.deepEqual(joinKey(otlp), joinKey(hook));
   });
 
   it('session start and end; the final answer on Stop', () => {
@@ -79,12 +80,12 @@ describe('Codex hooks', () => {
     assert.deepEqual([write.event.action, write.file?.path, write.file?.operation], ['file.modified', 'beacon-lab-note.txt', 'create']);
     const shell = only('codex', 'PostToolUse', { ...common, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: FAILING }, tool_use_id: 'call_beacon_0002', tool_response: "ls: cannot access '/nonexistent-dir': No such file or directory\n" });
     assert.deepEqual([shell.event.action, shell.command?.command, shell.gen_ai?.tool?.call?.id], ['command.executed', FAILING, 'call_beacon_0002']);
-    // Codex's OTLP record of a successful call carries the same call id: the same event
+    // Codex's OTLP record of the call carries the same session and call id: one call in the join
     const rec = {
       timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: '', body: '', traceId: '', spanId: '', flags: 0, resource: { 'service.name': 'codex_exec' },
       attributes: { 'event.name': 'codex.tool_result', 'conversation.id': common.session_id, tool_name: 'exec_command', call_id: 'call_beacon_0002', arguments: JSON.stringify({ cmd: FAILING }), success: 'true', output: '' },
     } as unknown as LogRecord;
-    assert.equal(codex.logs!([rec]).events[0]!.record.event.id, shell.event.id);
+    assert.deepEqual(joinKey(codex.logs!([rec]).events[0]!.record), joinKey(shell));
   });
 });
 
@@ -188,3 +189,8 @@ describe('replies: the neutral answer never steers the agent, the deny is its ow
     assert.deepEqual(JSON.parse(adapter('copilot-cli').reply('PreToolUse', { reason })!), { permissionDecision: 'deny', permissionDecisionReason: reason });
   });
 });
+
+/** What store/queries/tool-calls.ts joins a call's observations on: its session, harness and call id. */
+function joinKey(r: { session?: { id?: string }; harness?: { name?: string }; gen_ai?: { tool?: { call?: { id?: string } } } }): [unknown, unknown, unknown] {
+  return [r.session?.id, r.harness?.name, r.gen_ai?.tool?.call?.id];
+}
