@@ -38,7 +38,7 @@ export class InFlightBytes {
 
 export class Reservation {
   private held = 0;
-  private released = false;
+  private isReleased = false;
 
   constructor(private readonly budget: InFlightBytes) {}
 
@@ -46,16 +46,21 @@ export class Reservation {
     return this.held;
   }
 
+  /** its bytes are back in the budget: it takes no more */
+  get released(): boolean {
+    return this.isReleased;
+  }
+
   /** Takes `n` more bytes; throws `overloaded` (429) when the budget is spent, `payload_too_large` if it never could fit. */
   grow(n: number): void {
-    if (this.released || n <= 0) return;
+    if (this.isReleased || n <= 0) return;
     this.budget.take(n, this.held);
     this.held += n;
   }
 
   release(): void {
-    if (this.released) return;
-    this.released = true;
+    if (this.isReleased) return;
+    this.isReleased = true;
     this.budget.give(this.held);
     this.held = 0;
   }

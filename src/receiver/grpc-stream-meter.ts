@@ -9,8 +9,14 @@ import { watchBodyPace, type BodyPace } from './read-body';
 export interface MeteredMessage {
   /** the call's share of the in-flight budget: its DATA bytes so far; decompression and decoding grow it */
   reservation: Reservation;
-  /** the message came with the compressed flag: grpc-js hands over a decompressed copy beside those bytes */
-  compressed: boolean;
+  /** the grpc-encoding its compressed flag asks for (gzip, deflate…); undefined when it came uncompressed. grpc-js hands it over still compressed */
+  contentEncoding?: string;
+  /**
+   * The handler takes the reservation over: from now on the handler returns it, not the stream's
+   * close — a client that resets its stream mid-decompression must not free what is still being
+   * allocated. False when the stream closed first (its budget is back): the call is not served.
+   */
+  claim(): boolean;
 }
 
 export interface StreamMeter {
@@ -28,14 +34,22 @@ export interface StreamMeter {
  * (read-body.ts): over the budget, the call is answered RESOURCE_EXHAUSTED with RetryInfo and its
  * stream reset, which frees what grpc-js buffered. A stream whose request sends nothing for the
  * stall time, or has not ended by the deadline, is answered and reset too. The budget is returned
- * when the stream closes (or the export's reply is sent).
+ * when the stream closes, or — once the handler has claimed the message — when the export's reply
+ * is sent.
+ *
+ * A compressed message is handed to the handler still compressed: grpc-js would otherwise inflate
+ * it before any of our code runs, where only its few compressed bytes were counted (60 gzip bombs
+ * of 20 MB held 1.5 GB, review of issue 29 item 4). The handler inflates it as an HTTP body is
+ * (body.ts): each decompressed chunk taken from the budget as it appears.
  */
 export function meterGrpcStreams(grpc: typeof GrpcJs, budget: InFlightBytes, pace: BodyPace, statusOf: (e: BeaconError) => Partial<GrpcJs.StatusObject>, logger: Logger): StreamMeter {
   const messages = new WeakMap<GrpcJs.Metadata, MeteredMessage>();
   let unreachableLogged = false;
   const interceptor: GrpcJs.ServerInterceptor = (_method, call) => {
-    const stream = http2StreamOf(call);
-    const message: MeteredMessage = { reservation: budget.open(), compressed: false };
+    const base = baseCallOf(call);
+    const stream = base?.stream;
+    let claimed = false;
+    const message: MeteredMessage = { reservation: budget.open(), claim: () => (claimed = !stream?.closed && !message.reservation.released) };
     const intercepting: GrpcJs.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
@@ -46,11 +60,14 @@ export function meterGrpcStreams(grpc: typeof GrpcJs, budget: InFlightBytes, pac
           },
         }),
     });
-    if (!stream) {
+    if (!base || !stream) {
       if (!unreachableLogged) logger.error({ transport: 'grpc' }, UNREACHABLE.message);
       unreachableLogged = true;
       return intercepting;
     }
+    // Before any DATA arrives (grpc-js makes the interceptors with the call): grpc-js passes every message on as it came.
+    const encoding = base.incomingEncoding;
+    base.incomingEncoding = 'identity';
     /** Answers the call, unless it was answered already, and resets its stream: what grpc-js buffered for it goes. */
     const end = (e: BeaconError) => {
       if (!stream.headersSent) intercepting.sendStatus(statusOf(e) as GrpcJs.StatusObject);
@@ -61,8 +78,9 @@ export function meterGrpcStreams(grpc: typeof GrpcJs, budget: InFlightBytes, pac
     // After grpc-js's own listener (it was added when the call was made): the chunk is in its decoder now.
     stream.on('data', (chunk: Buffer) => {
       watch.noteData();
-      if (first) message.compressed = chunk[0] === 1; // the gRPC message prefix: compressed flag, then length
-      first = false;
+      // the gRPC message prefix: the compressed flag, then the length
+      if (first && chunk.length > 0 && chunk[0] === 1) message.contentEncoding = encoding;
+      first &&= chunk.length === 0;
       if (stream.headersSent) return; // answered (refused): grpc-js discards what still arrives
       try {
         message.reservation.grow(chunk.length);
@@ -73,26 +91,35 @@ export function meterGrpcStreams(grpc: typeof GrpcJs, budget: InFlightBytes, pac
     stream.once('end', () => watch.stop());
     stream.once('close', () => {
       watch.stop();
-      message.reservation.release();
+      if (!claimed) message.reservation.release();
     });
     return intercepting;
   };
   return { interceptor, messageOf: (metadata) => messages.get(metadata) };
 }
 
-const UNREACHABLE = new BeaconError('internal', "OTLP/gRPC cannot reach the calls' HTTP/2 streams in this @grpc/grpc-js version, so it cannot meter them; OTLP/HTTP still works");
+const UNREACHABLE = new BeaconError('internal', "OTLP/gRPC cannot reach the calls' HTTP/2 streams and encodings in this @grpc/grpc-js version, so it cannot meter them; OTLP/HTTP still works");
+
+/** What the meter uses of grpc-js's base call: its HTTP/2 stream, and the grpc-encoding it would decompress messages with. */
+interface BaseCall {
+  stream: ServerHttp2Stream;
+  incomingEncoding: string;
+}
 
 /**
- * The HTTP/2 stream under a call. grpc-js has no public hook for a call's bytes as they arrive; its
- * base call keeps the stream as `stream`, and each interceptor's call wraps the one before as
+ * The base call under a call. grpc-js has no public hook for a call's bytes as they arrive, nor a
+ * way to receive a message still compressed; its base call keeps the stream as `stream` and the
+ * request's encoding as `incomingEncoding`, and each interceptor's call wraps the one before as
  * `nextCall`. If a grpc-js version renames them, every call is refused (INTERNAL, logged once):
  * never served unmetered.
  */
-function http2StreamOf(call: GrpcJs.ServerInterceptingCallInterface): ServerHttp2Stream | undefined {
-  type Layer = { stream?: ServerHttp2Stream; nextCall?: Layer };
+function baseCallOf(call: GrpcJs.ServerInterceptingCallInterface): BaseCall | undefined {
+  type Layer = Partial<BaseCall> & { nextCall?: Layer };
   for (let layer: Layer | undefined = call as unknown as Layer; layer; layer = layer.nextCall) {
     const { stream } = layer;
-    if (stream && typeof stream.close === 'function' && typeof stream.on === 'function' && 'headersSent' in stream) return stream;
+    if (stream && typeof stream.close === 'function' && typeof stream.on === 'function' && 'headersSent' in stream) {
+      return typeof layer.incomingEncoding === 'string' ? (layer as BaseCall) : undefined;
+    }
   }
   return undefined;
 }

@@ -82,7 +82,8 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   // Every call's message bytes are taken from the budget as they arrive; a stalled one is cut.
   const meter = meterGrpcStreams(grpc, options.budget, { stallMs: options.bodyStallMs, deadlineMs: options.bodyDeadlineMs }, (e) => grpcError(grpc, e, logger), logger);
   const server = new grpc.Server({
-    // grpc-js applies it to the message after decompression too (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
+    // grpc-js applies it to the message as it came (the meter has it hand compressed ones over compressed);
+    // decodeExport applies it again after decompression (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
     'grpc.max_receive_message_length': options.maxBodyBytes,
     // Node's default is unlimited: each open stream costs a call and up to a flow-control window (64 KiB) before it is metered
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
@@ -96,13 +97,14 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
     const raw = call.request;
     const message = meter.messageOf(call.metadata);
     if (!message) return callback(grpcError(grpc, new BeaconError('internal', 'the call reached its handler without passing the stream meter'), logger, signal.name));
+    // Its stream is gone (the client reset it): no one waits for the answer, and its budget is back.
+    if (!message.claim()) return callback(grpcError(grpc, new BeaconError('bad_data', 'the client reset the stream before its export was read'), logger, signal.name));
     const { reservation } = message;
     try {
       const refused = refusal(); // again: the state may have changed while the message was read
       if (refused) throw refused;
-      // Its bytes as they arrived are held already; a compressed one also has grpc-js's decompressed copy (as body.ts counts an HTTP body's).
-      if (message.compressed) reservation.grow(raw.length);
-      const decoded = await decodeExport(signal, 'protobuf', raw, undefined, options, reservation);
+      // Its bytes as they arrived are held already; a compressed one is inflated here, each chunk taken from the budget (body.ts), up to maxBodyBytes.
+      const decoded = await decodeExport(signal, 'protobuf', raw, message.contentEncoding, options, reservation);
       const consumed = decoded.decoded === undefined ? NO_EXPORT : await signal.consume(decoded.decoded, options.sink, logger);
       countExport(counters, signal, decoded.items, consumed);
       countExport(options.totals, signal, decoded.items, consumed);

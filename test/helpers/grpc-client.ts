@@ -46,12 +46,20 @@ function retryDelay(statusBytes: Buffer): number | undefined {
 }
 
 
+/** What the server did with a raw stream: its gRPC status (trailers-only or trailers), RetryInfo's delay, the RST_STREAM code. */
+export interface StreamAnswer {
+  grpcStatus?: number;
+  grpcMessage?: string;
+  retryDelaySeconds?: number;
+  rstCode?: number;
+}
+
 export interface DeclaredMessage {
   stream: http2.ClientHttp2Stream;
   /** one more byte of the message, if the stream is still open */
   trickle(): void;
-  /** what the server did with the stream: its gRPC status (trailers-only or trailers), RetryInfo's delay, the RST_STREAM code, when it closed */
-  answer: Promise<{ grpcStatus?: number; grpcMessage?: string; retryDelaySeconds?: number; rstCode?: number; closedAfterMs: number }>;
+  /** the answer, and when the stream closed; no rstCode when the client gave up */
+  answer: Promise<StreamAnswer & { closedAfterMs: number }>;
 }
 
 /**
@@ -61,32 +69,64 @@ export interface DeclaredMessage {
  */
 export function declareGrpcMessage(session: http2.ClientHttp2Session, declared: number, sent: number, giveUpMs = 10_000, signal: GrpcSignal = 'trace'): DeclaredMessage {
   const t0 = Date.now();
-  const stream = session.request({ ':method': 'POST', ':path': `/opentelemetry.proto.collector.${signal}.v1.${SERVICE[signal]}/Export`, 'content-type': 'application/grpc', te: 'trailers' });
-  const prefix = Buffer.alloc(5);
-  prefix.writeUInt32BE(declared, 1);
-  stream.write(Buffer.concat([prefix, Buffer.alloc(sent, 0x0a)]));
+  const stream = exportStream(session, signal, {});
+  stream.write(Buffer.concat([messagePrefix(false, declared), Buffer.alloc(sent, 0x0a)]));
+  let gaveUp = false;
+  const timer = setTimeout(() => {
+    gaveUp = true;
+    stream.close();
+  }, giveUpMs);
+  const answer = answerOf(stream).then(({ rstCode, ...rest }) => {
+    clearTimeout(timer);
+    return { ...rest, ...(gaveUp ? {} : { rstCode }), closedAfterMs: gaveUp ? Infinity : Date.now() - t0 };
+  });
+  return { stream, answer, trickle: () => !stream.closed && !stream.destroyed && stream.write(Buffer.from([0x0a])) };
+}
+
+export interface SentMessage {
+  stream: http2.ClientHttp2Stream;
+  answer: Promise<StreamAnswer>;
+}
+
+/**
+ * One whole Export call on a raw HTTP/2 session: `message` behind its length prefix, with the
+ * compressed flag and `grpc-encoding: gzip` when `gzip` — so a gzip bomb goes out as its few
+ * compressed bytes, as no gRPC library would make one.
+ */
+export function sendGrpcMessage(session: http2.ClientHttp2Session, message: Buffer, options: { gzip?: boolean; signal?: GrpcSignal } = {}): SentMessage {
+  const stream = exportStream(session, options.signal ?? 'trace', options.gzip ? { 'grpc-encoding': 'gzip' } : {});
+  stream.end(Buffer.concat([messagePrefix(options.gzip ?? false, message.length), message]));
+  return { stream, answer: answerOf(stream) };
+}
+
+function exportStream(session: http2.ClientHttp2Session, signal: GrpcSignal, headers: http2.OutgoingHttpHeaders): http2.ClientHttp2Stream {
+  const stream = session.request({ ':method': 'POST', ':path': `/opentelemetry.proto.collector.${signal}.v1.${SERVICE[signal]}/Export`, 'content-type': 'application/grpc', te: 'trailers', ...headers });
   stream.on('data', () => {});
-  const answer = new Promise<Awaited<DeclaredMessage['answer']>>((resolve) => {
+  stream.on('error', () => {}); // an RST_STREAM: its code is read at 'close'
+  return stream;
+}
+
+/** The gRPC message prefix: the compressed flag, then the message's length. */
+function messagePrefix(compressed: boolean, length: number): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt8(compressed ? 1 : 0, 0);
+  prefix.writeUInt32BE(length, 1);
+  return prefix;
+}
+
+function answerOf(stream: http2.ClientHttp2Stream): Promise<StreamAnswer> {
+  return new Promise<StreamAnswer>((resolve) => {
     let headers: http2.IncomingHttpHeaders = {};
     const status = (h: http2.IncomingHttpHeaders) => h['grpc-status'] !== undefined && (headers = h);
     stream.on('response', status);
     stream.on('trailers', status);
-    stream.on('error', () => {}); // an RST_STREAM: its code is read at 'close'
-    let gaveUp = false;
-    const timer = setTimeout(() => {
-      gaveUp = true;
-      stream.close();
-    }, giveUpMs);
     stream.once('close', () => {
-      clearTimeout(timer);
       const details = headers['grpc-status-details-bin'];
       resolve({
         ...(headers['grpc-status'] !== undefined ? { grpcStatus: Number(headers['grpc-status']), grpcMessage: decodeURIComponent(String(headers['grpc-message'] ?? '')) } : {}),
         ...(details ? { retryDelaySeconds: retryDelay(Buffer.from(String(details), 'base64')) } : {}),
-        ...(gaveUp ? {} : { rstCode: stream.rstCode }),
-        closedAfterMs: gaveUp ? Infinity : Date.now() - t0,
+        rstCode: stream.rstCode,
       });
     });
   });
-  return { stream, answer, trickle: () => !stream.closed && !stream.destroyed && stream.write(Buffer.from([0x0a])) };
 }

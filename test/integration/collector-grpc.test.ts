@@ -3,6 +3,7 @@ import { readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
 import http2 from 'node:http2';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pino from 'pino';
@@ -19,7 +20,7 @@ import type { BeaconRecord } from '../../src/model/record';
 import * as sanitize from '../../src/redact/sanitize';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { encodeLogs, newTurn, promptInjectionFinding, toolCallCompleted } from '../helpers/goose-logs';
-import { declareGrpcMessage, grpcExport } from '../helpers/grpc-client';
+import { declareGrpcMessage, grpcExport, sendGrpcMessage, type StreamAnswer } from '../helpers/grpc-client';
 import { freePort } from '../helpers/ports';
 import { tempDir } from '../helpers/paths';
 import { emptySpansBody } from '../helpers/wire';
@@ -142,11 +143,12 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     const zipped = await grpcExport(c.grpc, 'trace', body, { gzip: true });
     assert.equal(zipped.code, 0, zipped.details);
     assert.ok(jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout).length > 0);
-    // the size limit applies after decompression: grpc-js refuses the message with RESOURCE_EXHAUSTED
+    // the size limit applies after decompression: RESOURCE_EXHAUSTED, final (no RetryInfo)
     const small = await start(['--grpc-port', String(await freePort()), '--max-body-bytes', '1000'], {});
     const big = await grpcExport(small.grpc, 'trace', Buffer.alloc(5000), { gzip: true }); // ~40 bytes on the wire
     assert.equal(big.code, 8, big.details);
-    assert.match(big.details, /decompresses to a size larger than 1000/);
+    assert.equal(big.retryDelaySeconds, undefined);
+    assert.match(big.details, /exceeds 1000 bytes after decompression/);
   });
 
   it('overload: RESOURCE_EXHAUSTED with RetryInfo while an HTTP export waits (one admission for both); UNAVAILABLE with RetryInfo past the busy timeout', async () => {
@@ -226,6 +228,75 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     for (let i = 0; i < 40 && after !== 0; i++, await new Promise((r) => setTimeout(r, 50))) after = (await health(c)).bytes_in_flight;
     assert.equal(after, 0, 'every stream gave its bytes back when its connection went');
     assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body)).code, 0);
+  });
+
+  // Fails on main: grpc-js decompressed every bomb before the handler ran, so the budget saw only their
+  // compressed bytes: bytes_in_flight stayed near 0, none was refused, and the collector grew by the bombs.
+  it('gzip bombs over gRPC: the decompressed bytes take from the in-flight budget as they appear; past it, RESOURCE_EXHAUSTED with RetryInfo; memory stays bounded; the budget comes back', async () => {
+    const budget = 16 * 1024 * 1024;
+    const c = await start(['--grpc-port', String(await freePort())], { maxBytesInFlight: budget });
+    const pid = c.proc.pid!;
+    const bomb = gzipSync(Buffer.alloc(5_000_000, 0xff)); // ~5 KB on the wire; 0xff bytes are no protobuf, so a decompressed one is INVALID_ARGUMENT
+    const before = rssMiB(pid);
+    let peak = before;
+    let held = 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMiB(pid));
+      void health(c).then((h) => (held = Math.max(held, h.bytes_in_flight)), () => {});
+    }, 10);
+    const sessions = Array.from({ length: 2 }, () => http2.connect(`http://${c.grpc}`).on('error', () => {}));
+    let answers: StreamAnswer[];
+    try {
+      answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sendGrpcMessage(sessions[i % 2]!, bomb, { gzip: true }).answer));
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      clearInterval(sampler);
+      sessions.forEach((s) => s.destroy());
+    }
+    const refused = answers.filter((a) => a.grpcStatus === 8 && a.retryDelaySeconds === 1);
+    const decompressed = answers.filter((a) => a.grpcStatus === 3);
+    console.log(`# gzip bombs over gRPC: 30 × 5 MB (${bomb.length} B each on the wire), budget 16 MiB: highest bytes_in_flight ${held}, ${refused.length} refused RESOURCE_EXHAUSTED, ${decompressed.length} decompressed and INVALID_ARGUMENT; collector RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB`);
+    assert.equal(refused.length + decompressed.length, 30, JSON.stringify(answers.slice(0, 3)));
+    assert.ok(refused.length >= 10, `${refused.length} of 30 bombs refused (highest bytes_in_flight ${held})`);
+    assert.ok(held > 5_000_000 && held <= budget, `highest bytes_in_flight ${held}`);
+    assert.ok(peak - before < 100, `the collector grew by ${(peak - before).toFixed(0)} MiB for 150 MB of bombs`);
+    let after = -1;
+    for (let i = 0; i < 40 && after !== 0; i++, await new Promise((r) => setTimeout(r, 50))) after = (await health(c)).bytes_in_flight;
+    assert.equal(after, 0, 'every bomb gave its bytes back');
+    assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body, { gzip: true })).code, 0, 'a normal gzip export still succeeds');
+    assert.equal((await health(c)).bytes_in_flight, 0);
+  });
+
+  // Client RST on every path (before the handler, while it inflates, after): each call returns its budget once, none is left held.
+  it('gzip bombs whose clients reset the stream right after sending: memory stays bounded; the budget comes back', async () => {
+    const budget = 16 * 1024 * 1024;
+    const c = await start(['--grpc-port', String(await freePort())], { maxBytesInFlight: budget });
+    const pid = c.proc.pid!;
+    const bomb = gzipSync(Buffer.alloc(10_000_000, 0xff)); // one at a time fits the budget; its inflating takes ~20 ms
+    const before = rssMiB(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 10);
+    const session = http2.connect(`http://${c.grpc}`).on('error', () => {});
+    try {
+      for (let round = 0; round < 3; round++) {
+        const sent = Array.from({ length: 20 }, (_, i) => {
+          const s = sendGrpcMessage(session, bomb, { gzip: true });
+          setTimeout(() => s.stream.close(http2.constants.NGHTTP2_CANCEL), 3 + (i % 15)); // 3–17 ms after: before, while or after the collector inflates it
+          return s.answer;
+        });
+        await Promise.all(sent);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      clearInterval(sampler);
+      session.destroy();
+    }
+    console.log(`# gzip bombs over gRPC, reset after sending: 3 × 20 × 10 MB, budget 16 MiB: collector RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB`);
+    assert.ok(peak - before < 100, `the collector grew by ${(peak - before).toFixed(0)} MiB`);
+    let after = -1;
+    for (let i = 0; i < 40 && after !== 0; i++, await new Promise((r) => setTimeout(r, 50))) after = (await health(c)).bytes_in_flight;
+    assert.equal(after, 0, 'every reset call gave its bytes back, once');
+    assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body, { gzip: true })).code, 0);
   });
 
   it('a gRPC port in use: OTLP/HTTP still serves, the log names the port, /health says grpc is down', async () => {
