@@ -114,6 +114,8 @@ describe('OTLP from another local user is refused (issue 29 item 7)', () => {
         assert.equal(stored(c, `stray-${i}`), 0, path);
       }
       assert.deepEqual((await health(c.url)).senders, { check: 'on', refused: ROUTED.length });
+      const refusedPaths = c.lines.filter((l) => l.includes('"code":"forbidden"')).map((l) => (JSON.parse(l) as { path: string }).path);
+      assert.deepEqual([...new Set(refusedPaths)], ['/v1/traces'], 'the refusal log names the route that refused');
       for (const [i, path] of ROUTED.entries()) {
         assert.deepEqual(send([], c, path, `owner-${i}`).http, [200], `the own user on ${path}`);
         assert.ok(stored(c, `owner-${i}`) > 0, `${path}: the own user's export is stored`);
