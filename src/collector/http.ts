@@ -140,8 +140,10 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
   app.setErrorHandler(async (err: Error & { code?: string; statusCode?: number }, req, reply) => {
     const e = toBeaconError(err);
     const { http, grpc, httpBodyCode } = STATUS_TABLE[e.code];
-    if (http >= 500) logger.error({ code: e.code, err: e.message, path: routePath(req) }, 'export failed');
-    else refusals.note(http, e.code, routePath(req));
+    // the route the router matched (/v1/%74races is /v1/traces); the path as sent only for a 404
+    const path = req.routeOptions.url ?? routePath(req);
+    if (http >= 500) logger.error({ code: e.code, err: e.message, path }, 'export failed');
+    else refusals.note(http, e.code, path);
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
     return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, httpBodyCode ?? grpc, e.message));

@@ -12,7 +12,7 @@ import { readBody } from './read-body';
 import type { RefusalLog } from './refusal-log';
 import { SenderCheck } from './sender-check';
 import { MEDIA_TYPES, encodeExportResponse } from './reply';
-import { SIGNALS, signalAt } from './signals/registry';
+import { SIGNALS } from './signals/registry';
 import type { OtlpSignal } from './signals/signal';
 
 export interface OtlpReceiverOptions {
@@ -69,7 +69,7 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
 
   /** Refusals before the body is read; raised by the body reader only once the body is in (no reset). */
   const admit = (req: FastifyRequest) => {
-    if (!signalAt(routePath(req))) return;
+    if (!routedSignal(req)) return; // a body sent to no export route (a 404) is read under the same limits
     checkOtlpToken(options.otlpToken, req.headers.authorization);
     senders.admit(req.raw.socket); // looked up in onRequest
     if (options.isClosing()) throw new BeaconError('unavailable', 'the collector is shutting down', { retryAfterSeconds: 1 });
@@ -90,14 +90,19 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
       );
     });
     app.addHook('onRequest', async (req, reply) => {
-      if (signalAt(routePath(req))) await senders.lookUpSocket(req.raw.socket);
       const reservation = budget.open();
       reservations.set(req, reservation);
       // 'close' comes after the reply is sent or when the client goes away: the budget is returned either way
       reply.raw.once('close', () => reservation.release());
     });
+    // The sender is looked up by the export route itself (its own onRequest), and admit() knows an
+    // export by the route the router matched (its config): the router decodes the path (/v1/%74races
+    // is /v1/traces), so a check that re-read req.url let such a request past the sender check and
+    // the token (issue 29 item 7).
+    const lookUpSender = async (req: FastifyRequest) => senders.lookUpSocket(req.raw.socket);
     for (const signal of SIGNALS) {
-      app.post(signal.path, (req, reply) => handleExport(signal, req, reply));
+      const config: ExportRouteConfig = { otlpSignal: signal };
+      app.post(signal.path, { config, onRequest: lookUpSender }, (req, reply) => handleExport(signal, req, reply));
       app.route({
         method: [...NON_POST],
         url: signal.path,
@@ -129,7 +134,16 @@ export function otlpReceiver(options: OtlpReceiverOptions): OtlpReceiver {
   return { plugin, stats, budget, bytesInFlight: () => budget.bytes, senders };
 }
 
-/** The request's path without its query. */
+interface ExportRouteConfig {
+  otlpSignal?: OtlpSignal;
+}
+
+/** The signal of the route that handles the request (the router's match), undefined for any other route and for a 404. */
+function routedSignal(req: FastifyRequest): OtlpSignal | undefined {
+  return (req.routeOptions.config as ExportRouteConfig).otlpSignal;
+}
+
+/** The request's path without its query, as sent (not decoded): for logs only, never to decide what a request may do. */
 export function routePath(req: FastifyRequest): string {
   const q = req.url.indexOf('?');
   return q < 0 ? req.url : req.url.slice(0, q);

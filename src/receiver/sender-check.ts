@@ -61,9 +61,14 @@ export class SenderCheck {
     return verdict.then(() => undefined);
   }
 
-  /** Throws the refusal of a connection looked up before (`lookUp` resolved), counting the export. */
+  /**
+   * Throws the refusal of a connection looked up before (`lookUp` resolved), counting the export.
+   * A connection never looked up is refused too: a caller that skipped the lookup must not let the
+   * export through.
+   */
   admit(key: object): void {
-    const refusal = this.check === 'on' ? this.settled.get(key) : undefined;
+    if (this.check !== 'on') return;
+    const refusal = this.settled.has(key) ? this.settled.get(key) : NOT_LOOKED_UP;
     if (!refusal) return;
     this.refused++;
     throw refusal;
@@ -134,6 +139,8 @@ export class SenderCheck {
   }
 }
 
+const NOT_LOOKED_UP = new BeaconError('forbidden', 'the collector did not look up which local user sent this export; it takes exports from its own user only');
+
 /** A connection's two sides, as node:net (and grpc-js's connection info) name them; undefined once it is closed. */
 function connectionOf(s: { localAddress?: string; localPort?: number; remoteAddress?: string; remotePort?: number }): Connection | undefined {
   return s.localAddress && s.remoteAddress && s.localPort && s.remotePort
@@ -143,7 +150,8 @@ function connectionOf(s: { localAddress?: string; localPort?: number; remoteAddr
 
 /** A loopback address or one of this machine's interfaces: a connection from it has its other socket in our tables. */
 function isThisMachine(address: string): boolean {
-  const a = address.replace(/^::ffff:/i, '');
+  // node:net names a link-local peer with its zone (fe80::1%eth0), networkInterfaces() without it
+  const a = address.replace(/^::ffff:/i, '').replace(/%.*$/, '');
   if (isLoopback(a)) return true;
   return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address === a));
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
 import { OtlpTypes } from '../../src/receiver/proto-root';
 import { gooseDefaultLoopTurn } from './goose-spans';
 import { grpcExport } from './grpc-client';
@@ -16,6 +17,10 @@ export interface SendPlan {
   grpc?: string;
   session: string;
   exports: number;
+  /** the request target sent as is, byte for byte (default /v1/traces): fetch would normalize it */
+  path?: string;
+  /** sent as `Authorization: Bearer <it>` */
+  token?: string;
 }
 
 export interface SendResult {
@@ -49,10 +54,10 @@ export async function sendExports(plan: SendPlan): Promise<SendResult> {
   const out: SendResult = { http: [], grpc: [] };
   for (let i = 0; i < plan.exports; i++) {
     if (plan.url) {
-      const r = await fetch(`${plan.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(traceRequest(spansOf(plan))), signal: AbortSignal.timeout(10_000) });
+      const headers = { 'content-type': 'application/json', ...(plan.token ? { authorization: `Bearer ${plan.token}` } : {}) };
+      const r = await postRaw(plan.url, plan.path ?? '/v1/traces', headers, JSON.stringify(traceRequest(spansOf(plan))));
       out.http.push(r.status);
-      const body = await r.text();
-      if (r.status !== 200) out.httpBody ??= body;
+      if (r.status !== 200) out.httpBody ??= r.body;
     }
     if (plan.grpc) {
       const r = await grpcExport(plan.grpc, 'trace', traceProto(plan));
@@ -61,6 +66,22 @@ export async function sendExports(plan: SendPlan): Promise<SendResult> {
     }
   }
   return out;
+}
+
+/** One POST with its request target exactly as given (node:http does not rewrite it). */
+function postRaw(base: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port), path, method: 'POST', headers, timeout: 10_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`POST ${path}: no answer in 10 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Runs the plan in a process of its own, as the user `prefix` makes it (setpriv …), or as this one. */

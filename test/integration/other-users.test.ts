@@ -89,4 +89,62 @@ describe('OTLP from another local user is refused (issue 29 item 7)', () => {
       assert.equal(await c.stop(), 0);
     }
   });
+
+  // Fastify's router decodes the path before it matches a route; the sender check and the token
+  // re-read the raw URL, so on main each of these reached the traces handler as "not an export"
+  // (200, stored in the victim's log). The router takes an absolute-form target and drops a '#…'.
+  const ROUTED = ['/v1/%74races', '/%761/traces', '/v1/tr%61ces', '/v1/traces#x', 'http://127.0.0.1/v1/traces'];
+  const NOT_ROUTED = ['/v1/traces/', '//v1/traces', '/V1/traces', '/v1/traces;x']; // Fastify 5: no trailing/duplicate slash, case-sensitive, no ';' delimiter
+  const send = (prefix: readonly string[], c: RunningCollector, path: string, session: string, token?: string) =>
+    sendFrom(prefix, { url: c.url, session, exports: 1, path, ...(token ? { token } : {}) });
+
+  it(`a path the router decodes (/v1/%74races, /%761/traces, …) is an export like /v1/traces: uid ${ATTACKER} gets 403 and stores nothing`, async (t) => {
+    const other = asOtherUser(t);
+    if (!other) return;
+    const c = await startCollector();
+    try {
+      for (const [i, path] of ROUTED.entries()) {
+        const r = send(other, c, path, `intruder-${i}`);
+        assert.deepEqual(r.http, [403], `${path}: ${r.httpBody}`);
+        assert.match(r.httpBody!, new RegExp(`this connection comes from uid ${ATTACKER}`), path);
+        assert.equal(stored(c, `intruder-${i}`), 0, `${path}: nothing stored`);
+      }
+      for (const [i, path] of NOT_ROUTED.entries()) {
+        assert.deepEqual(send(other, c, path, `stray-${i}`).http, [404], `${path} reaches no route`);
+        assert.equal(stored(c, `stray-${i}`), 0, path);
+      }
+      assert.deepEqual((await health(c.url)).senders, { check: 'on', refused: ROUTED.length });
+      const refusedPaths = c.lines.filter((l) => l.includes('"code":"forbidden"')).map((l) => (JSON.parse(l) as { path: string }).path);
+      assert.deepEqual([...new Set(refusedPaths)], ['/v1/traces'], 'the refusal log names the route that refused');
+      for (const [i, path] of ROUTED.entries()) {
+        assert.deepEqual(send([], c, path, `owner-${i}`).http, [200], `the own user on ${path}`);
+        assert.ok(stored(c, `owner-${i}`) > 0, `${path}: the own user's export is stored`);
+      }
+    } finally {
+      assert.equal(await c.stop(), 0);
+    }
+  });
+
+  it('with otlpToken, a decoded path needs the token too: 401 without it (either user), 403 for the other user with it, stored for the own user with it', async (t) => {
+    const other = asOtherUser(t);
+    if (!other) return;
+    const token = 'path-secret-0123456789abcdef';
+    const dir = tempDir('token-paths-');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ collector: { otlpToken: token } }));
+    const c = await startCollector({ args: ['--config', join(dir, 'config.json')] });
+    try {
+      for (const [i, path] of ['/v1/traces', ...ROUTED].entries()) {
+        const intruder = send(other, c, path, `intruder-${i}`);
+        assert.deepEqual(intruder.http, [401], `uid ${ATTACKER} on ${path}: ${intruder.httpBody}`);
+        assert.match(intruder.httpBody!, /otlpToken/);
+        assert.deepEqual(send(other, c, path, `intruder-${i}`, token).http, [403], `uid ${ATTACKER} with the token on ${path}`);
+        assert.deepEqual(send([], c, path, `owner-${i}`).http, [401], `the own user without the token on ${path}`);
+        assert.equal(stored(c, `intruder-${i}`) + stored(c, `owner-${i}`), 0, `${path}: nothing stored`);
+        assert.deepEqual(send([], c, path, `owner-${i}`, token).http, [200], `the own user with the token on ${path}`);
+        assert.ok(stored(c, `owner-${i}`) > 0, `${path}: stored`);
+      }
+    } finally {
+      assert.equal(await c.stop(), 0);
+    }
+  });
 });

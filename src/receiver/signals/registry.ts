@@ -5,10 +5,3 @@ import { traces } from './traces';
 
 /** The OTLP signals the receiver serves, each a module of its own (goose exports all three with one endpoint setting). */
 export const SIGNALS: readonly OtlpSignal[] = [traces as OtlpSignal, metrics as OtlpSignal, logs as OtlpSignal];
-
-const BY_PATH = new Map(SIGNALS.map((s) => [s.path, s]));
-
-/** The signal served at a request path (no query), if any. */
-export function signalAt(path: string): OtlpSignal | undefined {
-  return BY_PATH.get(path);
-}
