@@ -133,6 +133,7 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }, { BEACON_HOOK_KEY: key });
     runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }, { BEACON_HOOK_KEY: key }); // the same invocation's fallback adds nothing
     assert.deepEqual(events(log).map((e) => e.event.action), ['tool.invoked', 'tool.invoked']);
+    assert.deepEqual(events(log).map((e) => e.raw?.hook_event), ['PreToolUse', 'PostToolUse'], 'which hook saw each, for the join');
   });
 
   it("stop keeps the turn's final answer (last_assistant_message) as marked, redacted content", () => {

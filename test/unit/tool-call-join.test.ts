@@ -40,4 +40,12 @@ describe('tool call join: key and pairing', () => {
       ev('hook', 'tool.invoked', 'e'), ev('hook', 'approval.denied', 'e'),
     ]), ['policy+pre-tool denied', 'policy+pre-tool denied']);
   });
+
+  it("an unclassified tool's lost post-tool hook: the hook's own phase keeps the next call's pre-tool out of it", () => {
+    const hook = (phase: string) => ev('hook', 'tool.invoked', 'u', { record: { raw: { hook_event: phase } } });
+    // call 1: pre-tool, span, its post-tool lost; call 2: pre-tool, span, post-tool
+    assert.deepEqual(calls([hook('PreToolUse'), ev('otlp', 'tool.invoked', 'u'), hook('PreToolUse'), ev('otlp', 'tool.invoked', 'u'), hook('PostToolUse')]), ['otlp+pre-tool', 'otlp+post-tool+pre-tool']);
+    // and whole calls still pair as before
+    assert.deepEqual(calls([hook('PreToolUse'), hook('PostToolUse'), hook('PreToolUse'), hook('PostToolUse')]), ['post-tool+pre-tool', 'post-tool+pre-tool']);
+  });
 });

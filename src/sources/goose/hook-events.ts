@@ -85,6 +85,9 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
   applyToolClassification(r, cls);
+  // Which hook saw it: an unclassified tool is `tool.invoked` on both, and the join tells a call's
+  // post-tool from the next call's pre-tool under a reused id by this, not by guessing from order.
+  r.raw = { ...r.raw, hook_event: phase === 'pre' ? 'PreToolUse' : phase === 'failed' ? 'PostToolUseFailure' : 'PostToolUse' };
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
