@@ -1,7 +1,7 @@
 import { ingestEvents } from '../ingest/ingest';
 import { redactedCopy } from '../ingest/rows';
 import type { EventSink } from '../ingest/sink';
-import { callEventId, freshEventId } from '../model/event-id';
+import { callEventId, freshEventId, invocationEventId } from '../model/event-id';
 import type { NormalizedEvent, Severity } from '../model/record';
 import { nowUnixNano } from '../model/time';
 import type { HookAdapter, HookEventContext } from '../sources/hook-adapter';
@@ -61,7 +61,7 @@ export async function handleHook(adapter: HookAdapter, event: string, payloadTex
     if (provider && candidate) {
       verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: adapter.platform, event: redactedCopy(candidate) });
       if (verdict.decision === 'allow' && verdict.failure) errors.push(`policy provider ignored (fail-open): ${verdict.failure}`);
-      if (verdict.decision === 'deny') events.push(denialEvent(events[0] ?? candidate, verdict));
+      if (verdict.decision === 'deny') events.push(denialEvent(events[0] ?? candidate, verdict, ctx.idempotencyKey));
     }
     if (events.length > 0) {
       try {
@@ -101,12 +101,14 @@ function safely(lookup: ((id: string) => string | undefined) | undefined): ((id:
 }
 
 /** The provider's deny, recorded beside the observation it judged. */
-function denialEvent(observed: NormalizedEvent, v: Extract<PolicyVerdict, { decision: 'deny' }>): NormalizedEvent {
+function denialEvent(observed: NormalizedEvent, v: Extract<PolicyVerdict, { decision: 'deny' }>, key: string | undefined): NormalizedEvent {
   const record = structuredClone(observed.record);
-  // The call's own id: an agent's own report of the same denial (a PreToolUseResult) is the same event.
+  // This invocation's key, not the call id: a reused call id denied again in a later turn is a second
+  // denial. goose's PreToolUseResult of this verdict (blocked by Beacon's plugin) records nothing more
+  // (src/sources/goose/hook-events.ts chainDenial says what records a denial and why).
   const session = record.session?.id;
   const callId = record.gen_ai?.tool?.call?.id;
-  const id = session !== undefined && callId ? callEventId(session, 'approval.denied', callId) : freshEventId();
+  const id = key ? invocationEventId(key, 'approval.denied') : session !== undefined && callId ? callEventId(session, 'approval.denied', callId) : freshEventId();
   record.event = { ...record.event, action: 'approval.denied', category: 'approval', id, fidelity: 'observed' };
   record.severity = (v.severity && SEVERITIES.has(v.severity) ? v.severity : 'high') as Severity;
   record.approval = { required: true, decision: 'deny', reason: v.reason };

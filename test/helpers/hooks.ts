@@ -52,3 +52,18 @@ export function runAgentHookSync(platform: string, log: string, event: string, p
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+let invocations = 0;
+
+/** A key as the installed launcher gives each invocation (BEACON_HOOK_KEY: src/setup/install.ts `hook_key`). */
+export function newHookKey(): string {
+  return `${process.pid}-${++invocations}-test`;
+}
+
+/**
+ * One hook invocation as the installed launcher makes it: with a key of its own, which it always
+ * sets. Pass `BEACON_HOOK_KEY` to record one invocation twice (its fast path, then its fallback).
+ */
+export function runHookInvocation(log: string, sub: string, payload: unknown, env: NodeJS.ProcessEnv = {}): HookRun {
+  return runHookSync(log, sub, payload, { BEACON_HOOK_KEY: newHookKey(), ...env });
+}

@@ -261,6 +261,31 @@ describe('hooks through the running collector (fast path)', () => {
     assert.equal(events(log).length, 2);
   });
 
+  it("a denied pre-tool sent both ways (one invocation: one key) is one observation and one denial; the call id reused by another invocation, two more", async (t) => {
+    const { home, log, c } = await collectorOnFreshLog(t);
+    const token = readFileSync(join(home, 'hook-token'), 'utf8').trim().split(': ')[1];
+    const provider = join(tempDir('policy-'), 'deny.sh');
+    writeFileSync(provider, `#!/bin/sh\ncat >/dev/null; echo '{"decision":"deny","reason":"no"}'\n`);
+    chmodSync(provider, 0o755);
+    const both = async (key: string, command: string) => {
+      const body = JSON.stringify(pre(command, 'call_1'));
+      const res = await fetch(`${c.url}/v1/hooks/goose/pre-tool`, {
+        method: 'POST', body,
+        headers: { 'content-type': 'application/json', 'x-beacon-hook-token': token!, 'x-beacon-hook-key': key, 'x-beacon-log': log, 'x-beacon-policy-provider': provider },
+      });
+      assert.deepEqual([res.status, JSON.parse(await res.text())], [200, { decision: 'block', reason: 'no' }]);
+      const fallback = spawnSync(process.execPath, [HOOKS_BIN, '--platform', 'goose', '--log', log, 'pre-tool'], {
+        input: body, env: { ...process.env, BEACON_HOOK_KEY: key, BEACON_POLICY_PROVIDER: provider }, encoding: 'utf8',
+      });
+      assert.deepEqual(JSON.parse(fallback.stdout), { decision: 'block', reason: 'no' }, fallback.stderr);
+    };
+    await both('4244-1764576000', 'ls /srv/a');
+    assert.deepEqual(events(log).map((e) => e.event.action).sort(), ['approval.denied', 'tool.invoked']);
+    await both('4245-1764576000', 'ls /srv/b');
+    assert.deepEqual(events(log).filter((e) => e.event.action === 'approval.denied').map((e) => e.command.command), ['ls /srv/a', 'ls /srv/b']);
+    assert.equal(events(log).length, 4);
+  });
+
   it('the policy provider in goose\'s environment is honoured on the fast path', async (t) => {
     const { log, c } = await collectorOnFreshLog(t);
     const inst = install(c.port, '/nonexistent/node');

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { jsonl, runBeacon } from '../helpers/daemon';
-import { runHookSync } from '../helpers/hooks';
+// every run one invocation with the launcher's key, as installed; goose firing a hook twice is two
+import { newHookKey as newKey, runHookInvocation as runHookSync } from '../helpers/hooks';
 import { HOOKS_BIN, tempDir } from '../helpers/paths';
 
 const SESSION = '20260821_3';
@@ -101,14 +102,18 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     assert.equal(e.file.diff, undefined);
   });
 
-  it('a replayed post-tool inserts nothing; todo tools are consumed', () => {
+  it('one invocation recorded twice (its fast path, then its fallback: one key) inserts nothing; two invocations are two; todo tools are consumed', () => {
     const log = fresh();
     const p = tool('PostToolUse', 'shell', { command: 'make' }, 'toolu_same');
-    runHookSync(log, 'post-tool', p);
+    const key = newKey();
+    runHookSync(log, 'post-tool', p, { BEACON_HOOK_KEY: key });
+    runHookSync(log, 'post-tool', p, { BEACON_HOOK_KEY: key });
+    assert.deepEqual(events(log).map((e) => e.event.action), ['command.executed']);
+    // goose firing the hook again is another invocation: a provider reusing the call id in a later turn
     runHookSync(log, 'post-tool', p);
     runHookSync(log, 'pre-tool', tool('PreToolUse', 'todo__todo_write', { items: [] }));
     runHookSync(log, 'post-tool', tool('PostToolUse', 'todo__todo_write', { items: [] }));
-    assert.deepEqual(events(log).map((e) => e.event.action), ['command.executed']);
+    assert.deepEqual(events(log).map((e) => e.event.action), ['command.executed', 'command.executed']);
   });
 
   it('stop answers allow and records tool.completed; session-end records session.ended and prints nothing', () => {
@@ -124,9 +129,11 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     const log = fresh();
     const call = tool('PreToolUse', 'load_skill', { name: 'x' }, 'toolu_generic');
     runHookSync(log, 'pre-tool', call);
-    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' });
-    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }); // goose's replay adds nothing
+    const key = newKey();
+    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }, { BEACON_HOOK_KEY: key });
+    runHookSync(log, 'post-tool', { ...call, event: 'PostToolUse' }, { BEACON_HOOK_KEY: key }); // the same invocation's fallback adds nothing
     assert.deepEqual(events(log).map((e) => e.event.action), ['tool.invoked', 'tool.invoked']);
+    assert.deepEqual(events(log).map((e) => e.raw?.hook_event), ['PreToolUse', 'PostToolUse'], 'which hook saw each, for the join');
   });
 
   it("stop keeps the turn's final answer (last_assistant_message) as marked, redacted content", () => {
@@ -149,9 +156,10 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
     const allow = runHookSync(log, 'pre-tool-result', { ...call, event: 'PreToolUseResult', decision: 'allow', policy_evaluated: true });
     assert.deepEqual([allow.status, allow.stdout, allow.stderr], [0, '', '']);
     const deny = { ...call, event: 'PreToolUseResult', decision: 'deny', policy_evaluated: true, blocked_by: 'corp-guard', reason: 'destructive', cause: 'policy_denial' };
-    const r = runHookSync(log, 'pre-tool-result', deny);
+    const key = newKey();
+    const r = runHookSync(log, 'pre-tool-result', deny, { BEACON_HOOK_KEY: key });
     assert.deepEqual([r.status, r.stdout], [0, ''], 'non-blocking: no verdict printed');
-    runHookSync(log, 'pre-tool-result', deny); // goose's retry of the same report adds nothing
+    runHookSync(log, 'pre-tool-result', deny, { BEACON_HOOK_KEY: key }); // this invocation's fallback adds nothing
     const evs = events(log);
     assert.deepEqual(evs.map((e) => e.event.action), ['tool.invoked', 'approval.denied']);
     const d = evs[1];

@@ -33,5 +33,19 @@ describe('tool call join: key and pairing', () => {
     assert.deepEqual(calls([ev('hook', 'tool.invoked', 'r'), ev('hook', 'approval.denied', 'r'), ev('hook', 'tool.invoked', 'r')]), ['policy+pre-tool denied', 'pre-tool unfinished']);
     // one denial recorded by two recorders (the hook's and the stream's) is one call
     assert.deepEqual(calls([ev('hook', 'tool.invoked', 'd'), ev('hook', 'approval.denied', 'd'), ev('stream', 'approval.denied', 'd')]), ['policy+pre-tool denied']);
+    // the hook's denial and goose's span of it (two records: they share no per-call id), then the id
+    // reused and denied again (that span's record, under the call's id, is the first one's and stored once)
+    assert.deepEqual(calls([
+      ev('hook', 'tool.invoked', 'e'), ev('hook', 'approval.denied', 'e'), ev('otlp', 'approval.denied', 'e'),
+      ev('hook', 'tool.invoked', 'e'), ev('hook', 'approval.denied', 'e'),
+    ]), ['policy+pre-tool denied', 'policy+pre-tool denied']);
+  });
+
+  it("an unclassified tool's lost post-tool hook: the hook's own phase keeps the next call's pre-tool out of it", () => {
+    const hook = (phase: string) => ev('hook', 'tool.invoked', 'u', { record: { raw: { hook_event: phase } } });
+    // call 1: pre-tool, span, its post-tool lost; call 2: pre-tool, span, post-tool
+    assert.deepEqual(calls([hook('PreToolUse'), ev('otlp', 'tool.invoked', 'u'), hook('PreToolUse'), ev('otlp', 'tool.invoked', 'u'), hook('PostToolUse')]), ['otlp+pre-tool', 'otlp+post-tool+pre-tool']);
+    // and whole calls still pair as before
+    assert.deepEqual(calls([hook('PreToolUse'), hook('PostToolUse'), hook('PreToolUse'), hook('PostToolUse')]), ['post-tool+pre-tool', 'post-tool+pre-tool']);
   });
 });

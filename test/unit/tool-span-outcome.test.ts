@@ -54,11 +54,16 @@ describe('goose ≥ 1.50 tool spans', () => {
     assert.match(r.message!, /could not complete/);
   });
 
-  it("one denial, whichever path reports it: the span's record has the id of goose's PreToolUseResult hook event", () => {
+  it("the span's denial is keyed by the call; the hook's by the launcher's invocation key, so a reused call id denied twice is two denials (the join makes the span and the hook one call)", () => {
     const span = one(dispatchSpan({ 'error.type': 'hook_denied' }));
-    const [hook] = hookEvents('pre-tool-result', { event: 'PreToolUseResult', session_id: '20261010_2', tool_call_id: 'toolu_50', tool_name: 'shell', decision: 'deny', blocked_by: 'corp-policy', cause: 'policy_denial' }, { now: 1n, env: {} });
-    assert.equal(hook!.record.event.action, 'approval.denied');
-    assert.equal(span.event.id, hook!.record.event.id);
+    const payload = { event: 'PreToolUseResult', session_id: '20261010_2', tool_call_id: 'toolu_50', tool_name: 'shell', decision: 'deny', blocked_by: 'corp-policy', cause: 'policy_denial' };
+    const [first] = hookEvents('pre-tool-result', payload, { now: 1n, env: {}, key: '100-1' });
+    const [again] = hookEvents('pre-tool-result', payload, { now: 2n, env: {}, key: '100-2' });
+    assert.equal(first!.record.event.action, 'approval.denied');
+    assert.notEqual(first!.record.event.id, again!.record.event.id);
+    // without a launcher key (a hook run by hand) the hook falls back to the call's id, the span's
+    const [unkeyed] = hookEvents('pre-tool-result', payload, { now: 1n, env: {} });
+    assert.equal(span.event.id, unkeyed!.record.event.id);
   });
 
   it("the opt-in loop's execute_tool span reports failures in error.type: no error there is a success", () => {

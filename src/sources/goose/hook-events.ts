@@ -3,7 +3,7 @@ import { callEventId, freshEventId, invocationEventId } from '../../model/event-
 import type { NormalizedEvent } from '../../model/record';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
-import { HOOK_FAILED } from './hook-health';
+import { BEACON_GOOSE_PLUGIN, HOOK_FAILED } from './hook-health';
 import { gitBranch } from '../git-branch';
 import type { GoosePayload, Subcommand } from './hook-payload';
 
@@ -85,6 +85,9 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
   applyToolClassification(r, cls);
+  // Which hook saw it: an unclassified tool is `tool.invoked` on both, and the join tells a call's
+  // post-tool from the next call's pre-tool under a reused id by this, not by guessing from order.
+  r.raw = { ...r.raw, hook_event: phase === 'pre' ? 'PreToolUse' : phase === 'failed' ? 'PostToolUseFailure' : 'PostToolUse' };
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };
@@ -95,13 +98,28 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
  * goose's PreToolUseResult: the verdict of the whole hook chain on a call, sent once per call. An allow
  * is what the pre-tool event already implies: nothing to record. A deny (another plugin's policy, or
  * a hook that failed with `on_failure: block`) is the only trace of the call left, since goose skips
- * the post hooks after a deny; its id is the call's, so Beacon's own provider denial of the same call
- * (recorded by the pre-tool hook) and goose's report of it are one event.
+ * the post hooks after a deny.
+ *
+ * Its id is this invocation's (the key), not the call's: a provider reusing `call_1` in a later turn
+ * makes a second denial of one (session, call id), and keyed by the call it was dropped as a replay.
+ * What records one denial, and how they stay one:
+ * - Beacon's own provider denies in the pre-tool invocation, which records it (src/hooks/pipeline.ts,
+ *   under that invocation's key). goose then reports the same verdict here, blocked by Beacon's
+ *   plugin: nothing is recorded again. A hook failure of Beacon's own is recorded here (the pre-tool
+ *   invocation that failed recorded no verdict).
+ * - Another plugin's denial is recorded here only; the fast path and the fallback of this invocation
+ *   share its key, so they store it once.
+ * - goose's `execute_tool` span of the same denial (OTLP, hook_denied / hook_failed) shares nothing
+ *   with a hook invocation that tells two calls under one id apart — it carries a trace and span id,
+ *   the hook a launcher key, both the reused call id — so it is a record of its own under the call's
+ *   id; the timeline, the sessions page and the overview join it and the hook's into one call (each
+ *   path's verdict once per call: src/store/queries/tool-calls.ts).
  */
 function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
   if (p.decision !== 'deny') return [];
   const hookFailure = p.cause === 'hook_failure';
-  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : invocationId(ctx, 'approval.denied');
+  if (p.blocked_by === BEACON_GOOSE_PLUGIN && !hookFailure && ctx.key) return [];
+  const id = ctx.key ? invocationEventId(ctx.key, 'approval.denied') : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : freshEventId();
   const by = p.blocked_by ? ` \`${p.blocked_by}\`` : '';
   const ev = base(p, ctx, 'approval.denied', 'approval', hookFailure ? `Tool call blocked: policy hook${by} could not complete` : `Tool call denied by policy hook${by}`, id);
   const r = ev.record;
@@ -119,10 +137,12 @@ function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
 /**
  * goose's PreToolUseResult allow with `policy_evaluated: false`: no PreToolUse hook completed (Beacon's
  * own timed out, crashed or was not run; `on_failure: allow` gives no cause), so the call went ahead
- * unchecked. A `hook.failed` record under the call's id (severity medium, the cause), never silence.
+ * unchecked. A `hook.failed` record (severity medium, the cause), never silence. This invocation is its
+ * only hook recorder (goose's `execute_hook` span is a record of its own, by span id), so its id is
+ * this invocation's key: a second unchecked call under a reused call id is a second record.
  */
 function failedOpen(p: GoosePayload, ctx: Context): NormalizedEvent[] {
-  const id = p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, HOOK_FAILED, p.tool_call_id) : invocationId(ctx, HOOK_FAILED);
+  const id = ctx.key ? invocationEventId(ctx.key, HOOK_FAILED) : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, HOOK_FAILED, p.tool_call_id) : freshEventId();
   const ev = base(p, ctx, HOOK_FAILED, 'hook', 'Tool call ran unchecked: no PreToolUse hook completed', id);
   const r = ev.record;
   r.severity = 'medium';

@@ -84,11 +84,14 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     }
     const key = callKey(ev);
     let row = key !== null ? latest.get(key) : undefined;
-    const seen = observerOf(ev);
-    // An unclassified tool is `tool.invoked` before and after it ran: goose sends one pre-tool hook
-    // per call, so a second hook `tool.invoked` of a call not yet ended (no post-tool, not denied) is
-    // its post-tool observation (it was shown as unfinished: issue 24 item 7).
-    const observer = row && seen === 'pre-tool' && row.seenBy.includes('pre-tool') && !row.seenBy.includes('post-tool') && !row.denied ? 'post-tool' : seen;
+    const seen = observerOf(ev, record);
+    // An unclassified tool is `tool.invoked` before and after it ran. The record says which hook saw
+    // it (raw.hook_event); a record stored before it did is guessed from order: goose sends one
+    // pre-tool hook per call, so a second hook `tool.invoked` of a call not yet ended (no post-tool,
+    // not denied) is its post-tool observation (it was shown as unfinished: issue 24 item 7) — which
+    // merges the next call into this one when this one's post-tool hook was lost.
+    const guessed = seen === 'pre-tool' && hookEventOf(record) === undefined;
+    const observer = guessed && row && row.seenBy.includes('pre-tool') && !row.seenBy.includes('post-tool') && !row.denied ? 'post-tool' : seen;
     if (row && paths.get(row)!.has(pathOf(observer, ev))) row = undefined;
     if (!row) {
       row = { kind: 'tool_call', callId: ev.toolCallId, firstNs: ev.tsNs, observations: [], seenBy: [], action: null, toolName: null, failed: false, denied: false, unfinished: false };
@@ -125,10 +128,16 @@ export function itemsHolding(items: TimelineItem[], chosen: ReadonlySet<bigint>)
   return items.filter((it) => (it.kind === 'event' ? chosen.has(it.event.seq) : it.observations.some((o) => chosen.has(o.event.seq))));
 }
 
-function observerOf(ev: StoredActivity): Observer {
+function observerOf(ev: StoredActivity, record: Record<string, any>): Observer { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (ev.action === 'approval.denied') return 'policy';
-  if (ev.method === 'hook') return ev.action === 'tool.invoked' ? 'pre-tool' : 'post-tool';
+  if (ev.method === 'hook') return ev.action === 'tool.invoked' && hookEventOf(record) !== 'PostToolUse' ? 'pre-tool' : 'post-tool';
   return ev.method === 'stream' ? 'stream' : 'otlp';
+}
+
+/** The goose hook a hook record came from (src/sources/goose/hook-events.ts), when it says. */
+function hookEventOf(record: Record<string, any>): string | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const h = record.raw?.hook_event;
+  return typeof h === 'string' ? h : undefined;
 }
 
 export function parseRecord(json: string): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
