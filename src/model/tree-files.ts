@@ -19,7 +19,8 @@ import { shellQuote } from './shell-quote';
  * - below `root` (the project directory) no component is a symbolic link; above it a link is
  *   followed only when the directory holding it passed the same check and the link is the user's
  *   or root's, so nobody else can have aimed it;
- * - the file itself is never a link, is a regular file, the user's, not writable by others;
+ * - the file itself is never a link, is a regular file, the user's, not writable by others, and
+ *   has no second name (a hard link someone else made to a file of the user's);
  * - writes go to a new file (O_EXCL | O_NOFOLLOW, 0600, an unguessable name) in the checked
  *   directory, renamed over the old one, which keeps its mode; a backup is a new 0600 file of a
  *   name not yet taken.
@@ -89,6 +90,19 @@ function judgeFile(path: string, st: Stats): void {
   if (via !== undefined) throw refuseWritable(path, st, 'file', via);
 }
 
+/**
+ * A file Beacon reads or replaces has one name. Another is a hard link: where the kernel lets
+ * anyone link a file they do not own (fs.protected_hardlinks=0), another user can give a file of
+ * the user's a name in a directory they share (a sticky project root), and Beacon would copy its
+ * content and mode there. Removing a name is harmless, so removeInTree does not ask.
+ */
+function judgeSingleName(path: string, st: Stats): void {
+  if (st.nlink <= 1) return;
+  // The fix makes no copy in place: in a directory others may add names to, a copy's name can be planted too.
+  throw unsafePath(path, `it has ${st.nlink} names (hard links), so it may be a file of yours another user linked here`,
+    `remove this name (rm ${shellQuote(path)}: the file keeps its other names) and run the command again; if its settings belong here, copy them into the new file by hand`,
+    'Beacon would copy what that file holds, and its mode, into this directory');
+}
 
 function lstatIfAny(path: string): Stats | undefined {
   try {
@@ -165,6 +179,7 @@ export function readInTree(file: string, maxBytes: number, options: TreeOptions 
   try {
     const st = fstatSync(fd);
     judgeFile(file, st);
+    judgeSingleName(file, st);
     if (st.size > maxBytes) throw unsafePath(file, `it is ${st.size} bytes, more than the ${maxBytes} Beacon reads in a settings file`, 'edit it by hand', WHY);
     const buf = Buffer.alloc(st.size);
     let n = 0;
@@ -195,7 +210,10 @@ export function writeInTree(file: string, content: string | Buffer, options: Tre
   const dir = walkDir(dirname(file), options.root, true)!;
   const real = join(dir.real, basename(file));
   const old = lstatIfAny(real);
-  if (old) judgeFile(file, old);
+  if (old) {
+    judgeFile(file, old);
+    judgeSingleName(file, old);
+  }
   const keep = old ? old.mode & 0o7777 & (options.secret ? 0o700 : 0o7777) : undefined;
   const tmp = join(dir.real, `.${basename(file)}.${randomBytes(6).toString('hex')}.beacon-tmp`);
   try {

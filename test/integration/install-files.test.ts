@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -165,6 +165,40 @@ describe('the private-group rule counts every member of the group (issue 29 item
     if (!r) return;
     assert.equal(r.status, 0, r.stderr);
     assert.ok(existsSync(join(h.cwd, '.gemini', 'settings.json')));
+  });
+});
+
+describe('hard links: a settings file with another name is not read or replaced (issue 29 item 3, review)', () => {
+  // Fails on main: the victim's 0644 registry credentials, hard-linked as opencode.json into a sticky shared
+  // project (fs.protected_hardlinks=0 lets any user do it; root does it here), were read, and a copy carrying
+  // them and their mode was renamed into the shared directory.
+  it('opencode.json hard-linked to a file of the user\'s elsewhere: refused, no copy lands in the shared directory', () => {
+    const h = fakeHome(CLEAN);
+    chmodSync(h.home, 0o700);
+    const project = tempDir('sticky-project-');
+    chmodSync(project, 0o1777);
+    const secret = join(h.home, '.docker', 'config.json');
+    const content = '{"auths":{"registry.corp":{"auth":"c2VjcmV0LXRva2Vu"}}}\n';
+    write(secret, content, 0o644);
+    const planted = join(project, 'opencode.json');
+    linkSync(secret, planted);
+    const r = beaconIn({ ...h, cwd: project }, ['install', 'opencode', '--scope', 'project']);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`refusing ${re(planted)}: it has 2 names \\(hard links\\)`));
+    assert.equal(statSync(planted).ino, statSync(secret).ino, 'the name still points at the same file: nothing renamed over it');
+    assert.equal(readFileSync(secret, 'utf8'), content);
+    assert.deepEqual(readdirSync(project).filter((f) => f !== 'opencode.json'), [], 'no backup, no copy in the shared directory');
+  });
+
+  it('a hard-linked settings file in the user\'s own home is refused too, with the command that removes only this name', () => {
+    const h = fakeHome(CLEAN);
+    const file = join(h.home, '.gemini', 'settings.json');
+    write(file, '{ "theme": "GitHub" }\n');
+    linkSync(file, join(h.home, 'gemini-settings.json'));
+    const r = beaconIn(h, ['install', 'gemini-cli']);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`it has 2 names \\(hard links\\).*Fix: remove this name \\(rm '${re(file)}': the file keeps its other names\\)`));
+    assert.equal(readFileSync(file, 'utf8'), '{ "theme": "GitHub" }\n');
   });
 });
 
