@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readlinkSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { userInfo } from 'node:os';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, readlinkSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { unsafePath } from './file-checks';
+import { whyMyGroupIsShared } from './private-group';
 import { shellQuote } from './shell-quote';
 
 /**
@@ -14,11 +14,13 @@ import { shellQuote } from './shell-quote';
  *
  * - every directory from `/` down is the user's or root's, and nobody else may write it (the rule
  *   ssh applies to ~/.ssh; a sticky directory such as /tmp is fine: others cannot move what is
- *   the user's in it; a group that is the user's own private group counts as the user);
+ *   the user's in it; a group that is the user's own private group counts as the user, when the
+ *   account database proves nobody else is in it: model/private-group.ts);
  * - below `root` (the project directory) no component is a symbolic link; above it a link is
  *   followed only when the directory holding it passed the same check and the link is the user's
  *   or root's, so nobody else can have aimed it;
- * - the file itself is never a link, is a regular file, the user's, not writable by others;
+ * - the file itself is never a link, is a regular file, the user's, not writable by others, and
+ *   has no second name (a hard link someone else made to a file of the user's);
  * - writes go to a new file (O_EXCL | O_NOFOLLOW, 0600, an unguessable name) in the checked
  *   directory, renamed over the old one, which keeps its mode; a backup is a new 0600 file of a
  *   name not yet taken.
@@ -45,24 +47,21 @@ const MAX_LINKS = 40; // as the kernel's ELOOP limit
 
 const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
-let privateGroup: boolean | undefined;
-/** The user's primary group is theirs alone (a user private group, as Debian and Ubuntu make, with umask 002). */
-function isPrivateGroup(gid: number): boolean {
-  if (gid !== process.getgid?.()) return false;
-  if (privateGroup !== undefined) return privateGroup;
-  try {
-    const me = userInfo().username;
-    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[2] === String(gid));
-    const [name, , , members = ''] = (line ?? '').split(':');
-    privateGroup = name === me && members.split(',').every((m) => m === '' || m === me);
-  } catch {
-    privateGroup = false;
-  }
-  return privateGroup;
+/**
+ * Why others may write it, or undefined when only the user (and root) can: '' for the others' bit,
+ * else why the group that may write it is not the user's own private group (model/private-group.ts).
+ */
+function whoElseMayWrite(st: Stats): string | undefined {
+  if ((st.mode & 0o002) !== 0) return '';
+  return (st.mode & 0o020) !== 0 ? whyMyGroupIsShared(st.gid) : undefined;
 }
 
-/** Who may write it besides the owner: the group (when not the user's private one) and others. */
-const othersMayWrite = (st: Stats) => (st.mode & 0o002) !== 0 || ((st.mode & 0o020) !== 0 && !isPrivateGroup(st.gid));
+/** The refusal of a directory or file others may write: the mode, through whom, and the chmod that ends it. */
+function refuseWritable(path: string, st: Stats, what: string, via: string) {
+  const mode = (st.mode & 0o777).toString(8);
+  const problem = `other users may write the ${what} (mode ${mode})${via ? `, through its group: ${via}` : ''}`;
+  return unsafePath(path, problem, `chmod ${via ? 'g-w' : 'go-w'} ${shellQuote(path)}`, WHY);
+}
 
 const refuseLink = (path: string) =>
   unsafePath(path, 'it is a symbolic link where Beacon expects a directory or a file of yours',
@@ -78,16 +77,31 @@ function judgeOwner(path: string, st: Stats, what: string, allowRoot: boolean): 
 function judgeDir(path: string, st: Stats): void {
   judgeOwner(path, st, 'directory', true);
   // Sticky (/tmp): others may add entries but not move the user's, and every entry is judged in turn.
-  if (othersMayWrite(st) && (st.mode & 0o1000) === 0) {
-    throw unsafePath(path, `other users may write the directory (mode ${(st.mode & 0o777).toString(8)})`, `chmod go-w ${shellQuote(path)}`, WHY);
-  }
+  if ((st.mode & 0o1000) !== 0) return;
+  const via = whoElseMayWrite(st);
+  if (via !== undefined) throw refuseWritable(path, st, 'directory', via);
 }
 
 function judgeFile(path: string, st: Stats): void {
   if (st.isSymbolicLink()) throw refuseLink(path);
   if (!st.isFile()) throw unsafePath(path, 'it is not a regular file (a FIFO, a device or a directory)', `move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.untrusted`)})`, WHY);
   judgeOwner(path, st, 'file', false);
-  if (othersMayWrite(st)) throw unsafePath(path, `other users may write the file (mode ${(st.mode & 0o777).toString(8)})`, `chmod go-w ${shellQuote(path)}`, WHY);
+  const via = whoElseMayWrite(st);
+  if (via !== undefined) throw refuseWritable(path, st, 'file', via);
+}
+
+/**
+ * A file Beacon reads or replaces has one name. Another is a hard link: where the kernel lets
+ * anyone link a file they do not own (fs.protected_hardlinks=0), another user can give a file of
+ * the user's a name in a directory they share (a sticky project root), and Beacon would copy its
+ * content and mode there. Removing a name is harmless, so removeInTree does not ask.
+ */
+function judgeSingleName(path: string, st: Stats): void {
+  if (st.nlink <= 1) return;
+  // The fix makes no copy in place: in a directory others may add names to, a copy's name can be planted too.
+  throw unsafePath(path, `it has ${st.nlink} names (hard links), so it may be a file of yours another user linked here`,
+    `remove this name (rm ${shellQuote(path)}: the file keeps its other names) and run the command again; if its settings belong here, copy them into the new file by hand`,
+    'Beacon would copy what that file holds, and its mode, into this directory');
 }
 
 function lstatIfAny(path: string): Stats | undefined {
@@ -165,6 +179,7 @@ export function readInTree(file: string, maxBytes: number, options: TreeOptions 
   try {
     const st = fstatSync(fd);
     judgeFile(file, st);
+    judgeSingleName(file, st);
     if (st.size > maxBytes) throw unsafePath(file, `it is ${st.size} bytes, more than the ${maxBytes} Beacon reads in a settings file`, 'edit it by hand', WHY);
     const buf = Buffer.alloc(st.size);
     let n = 0;
@@ -195,7 +210,10 @@ export function writeInTree(file: string, content: string | Buffer, options: Tre
   const dir = walkDir(dirname(file), options.root, true)!;
   const real = join(dir.real, basename(file));
   const old = lstatIfAny(real);
-  if (old) judgeFile(file, old);
+  if (old) {
+    judgeFile(file, old);
+    judgeSingleName(file, old);
+  }
   const keep = old ? old.mode & 0o7777 & (options.secret ? 0o700 : 0o7777) : undefined;
   const tmp = join(dir.real, `.${basename(file)}.${randomBytes(6).toString('hex')}.beacon-tmp`);
   try {

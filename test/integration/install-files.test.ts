@@ -6,13 +6,14 @@
  * write is refused with its path and the fix, backups are 0600 and never overwrite each other.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { ATTACKER, otherUser } from '../helpers/other-user';
-import { tempDir } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 const CLEAN = { XDG_CONFIG_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '' };
 const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -113,6 +114,91 @@ describe('a project directory another user can write: nothing is written through
     assert.notEqual(r.status, 0, r.stdout);
     assert.match(r.stderr, new RegExp(`refusing ${re(join(h.cwd, '.qwen'))}: the directory belongs to uid ${ATTACKER}, not to you`));
     assert.deepEqual(readdirSync(join(h.cwd, '.qwen')), []);
+  });
+});
+
+describe('the private-group rule counts every member of the group (issue 29 item 3, review)', () => {
+  /**
+   * The accounts as the machine has them, seen only by `beacon install` itself: a private mount
+   * namespace (unshare -m) with a passwd and a group file bind-mounted over /etc's. In it the
+   * second user's primary group is the user's group, and /etc/group lists no member: what the
+   * reviewer reproduced (bob, primary gid 1000, and `alice:x:1000:`).
+   */
+  function installWithAccounts(t: TestContext, h: Home, passwd: string, group: string, args: string[]) {
+    if (process.getuid?.() !== 0) return t.skip('needs root to bind-mount a passwd file in a private mount namespace'), undefined;
+    if (spawnSync('unshare', ['-m', 'true']).status !== 0) return t.skip('unshare -m is not permitted here'), undefined;
+    const dir = tempDir('accounts-');
+    writeFileSync(join(dir, 'passwd'), passwd);
+    writeFileSync(join(dir, 'group'), group);
+    const script = 'mount --bind "$1/passwd" /etc/passwd && mount --bind "$1/group" /etc/group && shift && exec "$@"';
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', dir, process.execPath, BEACON_BIN, ...args], { env: h.env, cwd: h.cwd, encoding: 'utf8' });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+  const ROOT_LINE = 'root:x:0:0:root:/root:/bin/sh\n';
+
+  // Fails on main: only /etc/group's member list was read, so the 0775 project was taken for the user's alone.
+  it('a group-writable project whose group is another user\'s primary group is refused, naming the user', (t) => {
+    const h = fakeHome(CLEAN);
+    chmodSync(h.cwd, 0o775);
+    const r = installWithAccounts(t, h, `${ROOT_LINE}bob:x:${ATTACKER}:0::/home/bob:/bin/sh\n`, 'root:x:0:\n', ['install', 'gemini-cli', '--scope', 'project']);
+    if (!r) return;
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`refusing ${re(h.cwd)}: other users may write the directory \\(mode 775\\), through its group: gid 0 is also the primary group of bob\\..*Fix: chmod g-w '${re(h.cwd)}'`));
+    assert.ok(!existsSync(join(h.cwd, '.gemini')), 'nothing written');
+  });
+
+  // Fails on main: the first line with the gid was read, the second (which lists bob) never.
+  it('a second /etc/group line with the same gid that lists another member is refused', (t) => {
+    const h = fakeHome(CLEAN);
+    chmodSync(h.cwd, 0o775);
+    const r = installWithAccounts(t, h, `${ROOT_LINE}bob:x:${ATTACKER}:${ATTACKER}::/home/bob:/bin/sh\n`, 'root:x:0:\nroot:x:0:bob\n', ['install', 'gemini-cli', '--scope', 'project']);
+    if (!r) return;
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`refusing ${re(h.cwd)}: other users may write the directory \\(mode 775\\), through its group: the group database lists bob in gid 0`));
+    assert.ok(!existsSync(join(h.cwd, '.gemini')), 'nothing written');
+  });
+
+  it('the same accounts without the other member: the private group is the user\'s, and the install goes ahead', (t) => {
+    const h = fakeHome(CLEAN);
+    chmodSync(h.cwd, 0o775);
+    const r = installWithAccounts(t, h, `${ROOT_LINE}bob:x:${ATTACKER}:${ATTACKER}::/home/bob:/bin/sh\n`, 'root:x:0:\n', ['install', 'gemini-cli', '--scope', 'project']);
+    if (!r) return;
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(existsSync(join(h.cwd, '.gemini', 'settings.json')));
+  });
+});
+
+describe('hard links: a settings file with another name is not read or replaced (issue 29 item 3, review)', () => {
+  // Fails on main: the victim's 0644 registry credentials, hard-linked as opencode.json into a sticky shared
+  // project (fs.protected_hardlinks=0 lets any user do it; root does it here), were read, and a copy carrying
+  // them and their mode was renamed into the shared directory.
+  it('opencode.json hard-linked to a file of the user\'s elsewhere: refused, no copy lands in the shared directory', () => {
+    const h = fakeHome(CLEAN);
+    chmodSync(h.home, 0o700);
+    const project = tempDir('sticky-project-');
+    chmodSync(project, 0o1777);
+    const secret = join(h.home, '.docker', 'config.json');
+    const content = '{"auths":{"registry.corp":{"auth":"c2VjcmV0LXRva2Vu"}}}\n';
+    write(secret, content, 0o644);
+    const planted = join(project, 'opencode.json');
+    linkSync(secret, planted);
+    const r = beaconIn({ ...h, cwd: project }, ['install', 'opencode', '--scope', 'project']);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`refusing ${re(planted)}: it has 2 names \\(hard links\\)`));
+    assert.equal(statSync(planted).ino, statSync(secret).ino, 'the name still points at the same file: nothing renamed over it');
+    assert.equal(readFileSync(secret, 'utf8'), content);
+    assert.deepEqual(readdirSync(project).filter((f) => f !== 'opencode.json'), [], 'no backup, no copy in the shared directory');
+  });
+
+  it('a hard-linked settings file in the user\'s own home is refused too, with the command that removes only this name', () => {
+    const h = fakeHome(CLEAN);
+    const file = join(h.home, '.gemini', 'settings.json');
+    write(file, '{ "theme": "GitHub" }\n');
+    linkSync(file, join(h.home, 'gemini-settings.json'));
+    const r = beaconIn(h, ['install', 'gemini-cli']);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, new RegExp(`it has 2 names \\(hard links\\).*Fix: remove this name \\(rm '${re(file)}': the file keeps its other names\\)`));
+    assert.equal(readFileSync(file, 'utf8'), '{ "theme": "GitHub" }\n');
   });
 });
 
