@@ -12,8 +12,12 @@ interface Word {
   end: number;
 }
 
-/** A quoted or bare word; the command ends at a newline or an unquoted `;`, `|`, `&`. */
-const WORD = /[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"';|&<>()]+))/dy;
+/**
+ * A quoted or bare word; the command ends at a newline or an unquoted `;`, `|`, `&`. A quote left
+ * open, or longer than 1024 characters (forms.ts' MAX_VALUE), is a word to the end of its line, as
+ * far: each word costs at most that much, however many times a command's name precedes it.
+ */
+const WORD = /[ \t]*(?:"((?:[^"\\\n]|\\.){0,1024})"|'([^'\n]{0,1024})'|["']([^\n]{0,1024})|([^\s"';|&<>()]+))/dy;
 const MAX_WORDS = 64;
 
 /** The words of the command that starts at `from` (bounded: a command this long is no command). */
@@ -22,7 +26,7 @@ function wordsFrom(s: string, from: number): Word[] {
   WORD.lastIndex = from;
   let m: RegExpExecArray | null;
   while (words.length < MAX_WORDS && (m = WORD.exec(s)) !== null) {
-    const g = m[1] !== undefined ? 1 : m[2] !== undefined ? 2 : 3;
+    const g = m[1] !== undefined ? 1 : m[2] !== undefined ? 2 : m[3] !== undefined ? 3 : 4;
     const [start, end] = m.indices![g]!;
     words.push({ text: m[g]!, start, end });
   }
@@ -44,17 +48,40 @@ function commandDetector(id: string, name: string, take: (args: Word[], out: Tex
     find(s, out) {
       command.lastIndex = 0;
       let m: RegExpExecArray | null;
-      while ((m = command.exec(s)) !== null) take(wordsFrom(s, m.index + m[0].length), out);
+      while ((m = command.exec(s)) !== null) {
+        const words = wordsFrom(s, m.index + m[0].length);
+        take(words, out);
+        // the name again among these words is an argument (`-C 'ssh-keygen key'`), not a command:
+        // reading the same words again from each was quadratic (`ssh-keygen:ssh-keygen:…`, 64 KB: ~0.6 s)
+        const last = words[words.length - 1];
+        if (last && last.end > command.lastIndex) command.lastIndex = last.end;
+      }
     },
   };
 }
 
-/** ssh-keygen's old (`-P`) and new (`-N`) passphrases, as the next word or joined (`-Psecret`). */
+/**
+ * The options ssh-keygen's getopt string gives a value (OpenSSH's `C:D:E:F:I:M:N:O:P:R:V:Y:Z:a:b:f:g:m:n:r:s:t:w:z:`,
+ * less `g`: the string lists it as a switch first, and getopt takes the first).
+ */
+const SSH_KEYGEN_WITH_VALUE = new Set('CDEFIMNOPRVYZabfmnrstwz');
+
+/**
+ * ssh-keygen's old (`-P`) and new (`-N`) passphrases, read as its getopt reads them: switches may be
+ * joined (`-qN new`), and the first letter that takes a value takes the rest of its word (`-Nnew`,
+ * `-qNnew`) or else the next word, so `-C '-N x'` is a comment, not a passphrase.
+ */
 const sshKeygen = commandDetector('ssh-keygen-passphrase', 'ssh-keygen', (args, out) => {
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
-    if (w.text === '-P' || w.text === '-N') push(args[++i], out);
-    else if (/^-[PN]./.test(w.text)) push({ text: w.text.slice(2), start: w.start + 2, end: w.end }, out);
+    if (!/^-[A-Za-z]/.test(w.text)) continue;
+    for (let j = 1; j < w.text.length; j++) {
+      const letter = w.text[j]!;
+      if (!SSH_KEYGEN_WITH_VALUE.has(letter)) continue;
+      const value = j + 1 < w.text.length ? { text: w.text.slice(j + 1), start: w.start + j + 1, end: w.end } : args[++i];
+      if (letter === 'P' || letter === 'N') push(value, out);
+      break;
+    }
   }
 });
 

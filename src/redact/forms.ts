@@ -8,6 +8,7 @@
 import { COMMAND_DETECTORS } from './command-forms';
 import { judgeName, secretValue, type NameVerdict } from './names';
 import { judgeFlag, pairValue } from './pairs';
+import { PROMPT_DETECTOR } from './prompts';
 import { shannon, type TextRange } from './rule-set';
 
 export interface Detector {
@@ -51,10 +52,7 @@ function valueAt(s: string, p: number, lineMode: boolean): TextRange | undefined
     if (hash >= 0) end = p + hash;
     while (end > p && /\s/.test(s[end - 1]!)) end--;
   } else {
-    UNQUOTED.lastIndex = p;
-    const m = UNQUOTED.exec(s);
-    if (!m) return undefined;
-    end = p + m[0].length;
+    end = unquotedEnd(s, p);
   }
   if (end <= start) return undefined;
   // `Authorization: Bearer abc` — the scheme is kept, the credentials go
@@ -67,10 +65,8 @@ function valueAt(s: string, p: number, lineMode: boolean): TextRange | undefined
         // an unquoted scheme: the credentials are the next token (Digest: the rest of the line)
         if (/^digest$/i.test(word[0]) || /^aws4/i.test(word[0])) end = lineEnd(s, q);
         else {
-          UNQUOTED.lastIndex = q;
-          const m = UNQUOTED.exec(s);
-          if (!m) return undefined;
-          end = q + m[0].length;
+          end = unquotedEnd(s, q);
+          if (end <= q) return undefined;
         }
       }
       start = q;
@@ -81,6 +77,22 @@ function valueAt(s: string, p: number, lineMode: boolean): TextRange | undefined
 
 /** A value is at most this long: longer secrets (PEM blocks) have their own rules, and every scan stays bounded. */
 const MAX_VALUE = 1024;
+
+/**
+ * The last unquoted run scanned. Every value that starts inside one run ends where it ends: in
+ * `pw:pw:pw:…` each `pw:` starts a value in the same run, and scanning it again from each was
+ * quadratic (64 KB: ~3 s). The run is kept whole, not cut at MAX_VALUE: a longer token's tail would
+ * be stored.
+ */
+let lastRun = { s: '', start: 0, end: 0 };
+function unquotedEnd(s: string, p: number): number {
+  if (p >= lastRun.start && p < lastRun.end && lastRun.s === s) return lastRun.end;
+  UNQUOTED.lastIndex = p;
+  const m = UNQUOTED.exec(s);
+  if (!m) return p;
+  lastRun = { s, start: p, end: p + m[0].length };
+  return lastRun.end;
+}
 
 function lineEnd(s: string, from: number): number {
   let end = from;
@@ -98,11 +110,13 @@ function startsLine(s: string, at: number): boolean {
   return /^[ \t]*[+-]?[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?$/.test(s.slice(from, at));
 }
 
-function keep(s: string, range: TextRange | undefined, verdict: NameVerdict, out: TextRange[]): void {
-  if (!range) return;
+/** Adds `range` when it holds a value its name makes secret; returns where a later search may resume. */
+function keep(s: string, range: TextRange | undefined, verdict: NameVerdict, out: TextRange[]): number {
+  if (!range) return 0;
   const value = s.slice(range.start, range.end);
-  if (NOT_A_VALUE.test(value) || !secretValue(verdict, value)) return;
+  if (NOT_A_VALUE.test(value) || !secretValue(verdict, value)) return 0;
   out.push(range);
+  return range.end;
 }
 
 const assignment: Detector = {
@@ -120,7 +134,9 @@ const assignment: Detector = {
       // YAML `key: value` and INI `key = value` lines run to the end of the line; `KEY=v cmd` does not
       const spaced = /[ \t]$/.test(m[0].slice(0, m[0].indexOf(op)));
       const lineMode = m[1] === '' && (op === ':' || (op === '=' && spaced)) && startsLine(s, at);
-      keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
+      // what the value holds is redacted with it: searching it again only costs (`pw:pw:pw:…`)
+      const resume = keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
+      if (resume > ASSIGNMENT.lastIndex) ASSIGNMENT.lastIndex = resume;
     }
   },
 };
@@ -137,7 +153,8 @@ const flag: Detector = {
       if (verdict === 'plain') continue;
       const p = m.index + m[0].length;
       if (s[p] === '-') continue;
-      keep(s, valueAt(s, p, false), verdict, out);
+      const resume = keep(s, valueAt(s, p, false), verdict, out);
+      if (resume > FLAG.lastIndex) FLAG.lastIndex = resume;
     }
   },
 };
@@ -147,6 +164,10 @@ const flag: Detector = {
 // opening quote is checked after, by quotedBefore)
 const NAMED_VALUE_JSON = /(?:name|key)(\\?["'])[ \t]*:[ \t]*(\\?["'])([^"'\\\n]{1,100})\2\s*,\s*(\\?["'])value\4[ \t]*:[ \t]*/gi;
 const NAMED_VALUE_YAML = /\b(?:name|key):[ \t]*(["']?)([A-Za-z_][\w.-]{0,100})\1[ \t]*\r?\n[ \t]*value:[ \t]*/gi;
+// the same entry value first (JSON keeps no key order): `"value": "…", "name": "DB_PASSWORD"`; the
+// value is read by valueAt, then NAME_AFTER must follow its closing quote at once
+const VALUE_THEN_NAME = /value(\\?["'])[ \t]*:[ \t]*(?=\\?["'])/gi;
+const NAME_AFTER = /\\?["']\s{0,40},\s{0,40}(\\?["'])(?:name|key)\1[ \t]*:[ \t]*(\\?["'])([^"'\\\n]{1,100})\2/iy;
 // `["Authorization", "token …"]`, `("password", "…")`: a two-item list, a name then its value
 const LIST_PAIR = /[[(]\s*(\\?["'])([A-Za-z][\w.-]{0,80})\1\s*,\s*(?=\\?["'])/g;
 // `"--passphrase", "…"`: a secret flag and its value as two argv items
@@ -178,6 +199,15 @@ const namedPair: Detector = {
         const verdict = judgeName(m[nameGroup]!);
         if (verdict !== 'plain') keep(s, valueAt(s, m.index + m[0].length, lineMode), verdict, out);
       }
+    }
+    VALUE_THEN_NAME.lastIndex = 0;
+    while ((m = VALUE_THEN_NAME.exec(s)) !== null) {
+      if (!quotedBefore(s, m.index)) continue;
+      const range = valueAt(s, m.index + m[0].length, false);
+      if (!range) continue;
+      NAME_AFTER.lastIndex = range.end;
+      const name = NAME_AFTER.exec(s);
+      if (name) keep(s, range, judgeName(name[3]!), out);
     }
     LIST_PAIR.lastIndex = 0;
     while ((m = LIST_PAIR.exec(s)) !== null) {
@@ -250,36 +280,14 @@ function awsSecretLike(v: string): boolean {
 }
 
 /**
- * A prompt and the answer after it, as a transcript shows them: `Enter passphrase for key '…': X`,
- * `Enter PEM pass phrase: X`, `[sudo] password for alice: X`. The answer is the rest of its line.
- * A prompt needs a verb before it or a `for …` after it (`password: x` alone is an assignment,
- * above), and prose without the colon is no prompt.
- */
-const PROMPT = /\bpass(?:word|phrase|code|[ \t]phrase)\b([ \t]+(?:for|of|again)\b[^\n]{0,200}?)?[ \t]*:[ \t]*([^\s][^\n]*?)[ \t]*\r?$/dgim;
-/** What makes `password:` a prompt rather than a name (checked on the 40 characters before it). */
-const PROMPT_VERB = /\b(?:enter|re-?enter|retype|confirm|verify)(?:[ \t]+(?:new|old|current|the|your|pem|same))*[ \t]+$/i;
-// the regex begins at the prompt's word and looks back for its verb: the engine skips to each `pass`
-const prompt: Detector = {
-  id: 'password-prompt-answer',
-  source: 'beacon',
-  keywords: ['pass'],
-  find(s, out) {
-    PROMPT.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = PROMPT.exec(s)) !== null) {
-      if (m[1] === undefined && !PROMPT_VERB.test(s.slice(Math.max(0, m.index - 40), m.index))) continue;
-      const [start, end] = m.indices![2]!;
-      out.push({ start, end });
-    }
-  },
-};
-
-/**
  * `scheme://user:PASSWORD@host`: the password is everything up to the last `@` that a host follows
- * (a host name or address, an optional port, then the end of the authority), so a password may hold
- * `:`, `/`, `?`, `#` and `@` unencoded (issue 29 item 9: `/` and `+` in a base64 password).
+ * (a host name, an IPv4 or `[IPv6]` address, an optional port, then the end of the authority), so a
+ * password may hold `:`, `/`, `?`, `#` and `@` unencoded (issue 29 item 9: `/` and `+` in a base64
+ * password). The authority may end a sentence (`…@git.example.com.`, `…@db.internal:`): a `.` or `:`
+ * after the host ends it when no host or port character follows. The host is bounded (a DNS name is
+ * at most 253 characters), so each `@` costs at most one host's length.
  */
-const URL_PASSWORD = /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s"'<>]{1,256})@(?=\[?[A-Za-z0-9._~-]*[A-Za-z0-9\]](?::\d{1,5})?(?![\w.~%@:-]))/dg;
+const URL_PASSWORD = /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@"'<>:]*:([^\s"'<>]{1,256})@(?=(?:\[[0-9A-Fa-f:.]{2,45}(?:%[\w.~%-]{1,20})?\]|[A-Za-z0-9._~-]{0,252}[A-Za-z0-9])(?::\d{1,5})?(?![\w~%@-]|[.:][\w~%@.:-]))/dg;
 /** `https://host:8443/pkg@1.2.3`: a port and a path with an `@` in it, not `user:password@` */
 const PORT_THEN_PATH = /^\d{1,5}(?:[/?#]|$)/;
 
@@ -295,7 +303,8 @@ export const DETECTORS: readonly Detector[] = [
   pattern('curl-user', 'beacon', ['curl'], /\bcurl\b[^\n;|&]{0,300}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)(["']?)[^\s"':]*:([^\s"']+)\1/dg, 2),
   pattern('mysql-p', 'beacon', ['mysql', 'mariadb'], /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,300}?[ \t]-p(["']?)([^\s"']+)\1/dg, 2),
   pattern('sshpass-p', 'beacon', ['sshpass'], /\bsshpass\b[^\n;|&]{0,300}?[ \t]-p[ \t]*(["']?)([^\s"']+)\1/dg, 2),
-  pattern('docker-login-p', 'beacon', ['docker'], /\bdocker\b[^\n;|&]{0,300}?\blogin\b[^\n;|&]{0,300}?[ \t]-p[ \t]+(["']?)([^\s"']+)\1/dg, 2),
+  // the first `login` only: trying each of the line's (`docker login login …`) multiplied the two 300-character runs
+  pattern('docker-login-p', 'beacon', ['docker'], /\bdocker\b(?:(?!\blogin\b)[^\n;|&]){0,300}\blogin\b[^\n;|&]{0,300}?[ \t]-p[ \t]+(["']?)([^\s"']+)\1/dg, 2),
   pattern('pem-private-key', 'beacon', ['-----begin'], /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|$)/dg),
   pattern('bearer-token', 'go-beacon', ['bearer'], /\bbearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/dgi, 1, TOKEN_LIKE),
   pattern('sk-key', 'go-beacon', ['sk-'], /\bsk-[A-Za-z0-9_-]{20,}/dg),
@@ -304,6 +313,6 @@ export const DETECTORS: readonly Detector[] = [
   pattern('slack-token', 'beacon', ['xox'], /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg),
   pattern('netrc-password', 'beacon', ['machine', 'default'], NETRC, 1, (v) => !NOT_A_VALUE.test(v)),
   pattern('aws-secret-access-key', 'beacon', [], BARE_AWS_SECRET, 0, awsSecretLike),
-  prompt,
+  PROMPT_DETECTOR,
   ...COMMAND_DETECTORS,
 ];

@@ -116,6 +116,15 @@ export const SECRET_SHAPES: SecretShape[] = [
   shape('pw key', rnd(14), ([s]) => `{"user": "bob", "pw": "${s}"}`),
   shape('flag and value as argv items', rnd(18), ([s]) => `spawn: ["gpg", "--batch", "--passphrase", "${s}", "-d", "secrets.gpg"]`),
   shape('gcp private_key_id', rnd(40, HEX), ([s]) => `{"type": "service_account", "project_id": "acme-prod", "private_key_id": "${s}", "client_email": "ci@acme-prod.iam.gserviceaccount.com"}`),
+  // issue 29's review: a URL ending a sentence or with an IPv6 host, joined short flags, the value before its name
+  shape('https userinfo ending a sentence', rnd(14), ([s]) => `Cloning from https://u:${s}@git.example.com.`),
+  shape('postgres url, host then a colon', rnd(16), ([s]) => `DSN is postgres://app:${s}@db.internal:`),
+  shape('userinfo url with an IPv6 host', rnd(14), ([s]) => `curl http://u:${s}@[::1]:8080/health`),
+  shape('ssh-keygen -qN, joined flags', rnd(14), ([s]) => `ssh-keygen -qN ${s} -t ed25519 -f ~/.ssh/ci`),
+  shape('name/value entry, value first', rnd(20), ([s]) => `{"value":"${s}","name":"DB_PASSWORD"}`),
+  // the prompts a transcript shows, kept redacted now that prose is not taken for one
+  shape('sudo prompt transcript', rnd(12), ([s]) => `$ sudo systemctl restart api\n[sudo] password for alice: ${s}\nJob for api.service done.`),
+  shape('PEM pass phrase prompt', rnd(14), ([s]) => `writing RSA key\nEnter PEM pass phrase: ${s}\nVerifying - Enter PEM pass phrase: ${s}`),
 ];
 
 /**
@@ -183,6 +192,10 @@ export const NEAR_MISSES: NearMiss[] = [
   { name: 'pw in prose', text: 'Reset the pw from the admin page; pw resets take a minute.' },
   { name: 'required fields list', text: '{"required": ["password", "username"]}' },
   { name: 'passphrase prompt, no answer', text: "Enter passphrase for key '/home/alice/.ssh/id_ed25519':\nIdentity added: /home/alice/.ssh/id_ed25519" },
+  // issue 29's review: "password for X:" in prose is no prompt
+  { name: 'password for someone, in prose', text: 'Reset the password for alice: see https://docs.example.com/reset' },
+  { name: 'password for something, in a comment', text: '// hash the password for storage: bcrypt, cost 12' },
+  { name: 'password for someone, in an error', text: "error: password for 'bob' expired: ask an admin to reset it" },
 ];
 
 /** The first part of `secret` found in `haystack` (the whole, or any 12-character piece), if any. */

@@ -56,6 +56,25 @@ describe('redaction corpus, string by string', () => {
     ['["gpg", "--passphrase", "s3cret99", "-d"]', '["gpg", "--passphrase", "[REDACTED]", "-d"]'],
     ['["gh", "repo", "create", "--private", "acme"]', '["gh", "repo", "create", "--private", "acme"]'],
     ['plink -pw hunter2x host', 'plink -pw [REDACTED] host'],
+    // issue 29's review: ssh-keygen's flags as its getopt reads them
+    ['ssh-keygen -qN s3cr3tPass -f k', 'ssh-keygen -qN [REDACTED] -f k'],
+    ['ssh-keygen -qNs3cr3tPass -f k', 'ssh-keygen -qN[REDACTED] -f k'],
+    ["ssh-keygen -C '-N is not a passphrase here' -f k", "ssh-keygen -C '-N is not a passphrase here' -f k"],
+    // a name/value entry, value first
+    ['{"value":"S3cr3tPw9","name":"DB_PASSWORD"}', '{"value":"[REDACTED]","name":"DB_PASSWORD"}'],
+    ['{"value": "db.local", "name": "DB_HOST"}', '{"value": "db.local", "name": "DB_HOST"}'],
+    // a URL's authority may end a sentence, or be an IPv6 address
+    ['see https://u:S3cr3tPw@git.example.com.', 'see https://u:[REDACTED]@git.example.com.'],
+    ['DSN is postgres://app:S3cr3tPw@db.internal:', 'DSN is postgres://app:[REDACTED]@db.internal:'],
+    ['http://u:S3cr3tPw@[::1]:8080/', 'http://u:[REDACTED]@[::1]:8080/'],
+    ['npm i https://registry.acme.dev:8443/pkg@1.2.3.', 'npm i https://registry.acme.dev:8443/pkg@1.2.3.'],
+    // prompts by their form; prose that says "password for X:" is none
+    ["Password for 'https://alice@github.com': hunter2x", "Password for 'https://alice@github.com': [REDACTED]"],
+    ['Enter passphrase (empty for no passphrase): hunter2x', 'Enter passphrase (empty for no passphrase): [REDACTED]'],
+    ['Reset the password for alice: x. Enter password: hunter2x', 'Reset the password for alice: x. Enter password: [REDACTED]'],
+    [`Enter password: hunter2x${' '.repeat(2000)}`, `Enter password: [REDACTED]${' '.repeat(2000)}`],
+    // an unquoted value is redacted whole, however long (only scanned once)
+    [`token=${'a1B2'.repeat(500)} done`, 'token=[REDACTED] done'],
   ];
   for (const [input, expected] of exact) it(`takes only the value: ${JSON.stringify(input)}`, () => assert.equal(redactString(input), expected));
 });
