@@ -27,6 +27,17 @@ export interface ClaudeShapeSpec {
 
 export type Payload = Record<string, unknown>;
 
+/** Claude Code's event names and where each sits in a turn: Qwen Code and Copilot CLI's PascalCase dialect use them as they are, Codex without PostToolUseFailure. */
+export const CLAUDE_PHASES: Readonly<Record<string, HookPhase>> = {
+  SessionStart: 'session-start',
+  UserPromptSubmit: 'prompt',
+  PreToolUse: 'pre-tool',
+  PostToolUse: 'post-tool',
+  PostToolUseFailure: 'post-tool',
+  Stop: 'stop',
+  SessionEnd: 'session-end',
+};
+
 export const str = (o: Payload, k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
 const num = (o: Payload, k: string): number | undefined => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k] as number) : undefined);
 

@@ -1,5 +1,5 @@
 import type { HookAdapter } from '../hook-adapter';
-import { claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
 import { classifyClaudeTool } from './tools';
 
 /**
@@ -12,15 +12,7 @@ import { classifyClaudeTool } from './tools';
 export const claudeCodeHooks: HookAdapter = claudeShapeAdapter(
   {
     agent: { harness: 'claude-code', classifyTool: classifyClaudeTool },
-    phases: {
-      SessionStart: 'session-start',
-      UserPromptSubmit: 'prompt',
-      PreToolUse: 'pre-tool',
-      PostToolUse: 'post-tool',
-      PostToolUseFailure: 'post-tool',
-      Stop: 'stop',
-      SessionEnd: 'session-end',
-    },
+    phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),
     callId: (o) => str(o, 'tool_use_id'),
     outcome: (o, tool, failureEvent) => (failureEvent && tool.name === 'Bash' ? { exitCode: exitCodeIn(str(o, 'error')?.split('\n', 1)[0], /^Exit code (-?\d+)$/) } : {}),

@@ -1,7 +1,7 @@
 import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
 import type { FileChange, ToolUse } from '../../taxonomy/tool-use';
 import type { HookAdapter } from '../hook-adapter';
-import { claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
 import { codexToolUse } from './tools';
 
 /**
@@ -45,17 +45,13 @@ function codexTool(name: string, input: unknown): { name: string; input: unknown
  * `apply_patch`'s response starts `Exit code: N`. Codex parses replies strictly: any field it does
  * not know fails the hook, so the neutral answer is nothing at all and a deny is exactly Claude's.
  */
+/** Claude's events without PostToolUseFailure: Codex reports a failed call as a PostToolUse. */
+const { PostToolUseFailure: _noFailureEvent, ...CODEX_PHASES } = CLAUDE_PHASES;
+
 export const codexHooks: HookAdapter = claudeShapeAdapter(
   {
     agent: { harness: 'codex', classifyTool: classifyCodexHookTool },
-    phases: {
-      SessionStart: 'session-start',
-      UserPromptSubmit: 'prompt',
-      PreToolUse: 'pre-tool',
-      PostToolUse: 'post-tool',
-      Stop: 'stop',
-      SessionEnd: 'session-end',
-    },
+    phases: CODEX_PHASES,
     callId: (o) => str(o, 'tool_use_id'),
     tool: codexTool,
     outcome: (o, tool) => (tool.name === 'apply_patch' ? { exitCode: exitCodeIn(str(o, 'tool_response')?.split('\n', 1)[0], /^Exit code: (-?\d+)$/) } : {}),

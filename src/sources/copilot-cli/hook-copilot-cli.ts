@@ -1,6 +1,6 @@
 import type { HookAdapter, HookDenial, HookEventContext, HookReading } from '../hook-adapter';
 import { hookFactEvents, payloadObject, type HookFacts, type HookPhase } from '../hook-facts';
-import { exitCodeIn, str, type Payload } from '../hook-shape-claude';
+import { CLAUDE_PHASES, exitCodeIn, str, type Payload } from '../hook-shape-claude';
 import { classifyCopilotTool } from './index';
 
 /**
@@ -17,15 +17,7 @@ const CAMEL: Readonly<Record<string, HookPhase>> = {
   agentStop: 'stop',
   sessionEnd: 'session-end',
 };
-const PASCAL: Readonly<Record<string, HookPhase>> = {
-  SessionStart: 'session-start',
-  UserPromptSubmit: 'prompt',
-  PreToolUse: 'pre-tool',
-  PostToolUse: 'post-tool',
-  PostToolUseFailure: 'post-tool',
-  Stop: 'stop',
-  SessionEnd: 'session-end',
-};
+const PASCAL = CLAUDE_PHASES;
 /** The PascalCase dialect's Claude names for Copilot's tools (the arguments stay Copilot's: `path`, `file_text`). */
 const COPILOT_NAMES: Readonly<Record<string, string>> = { Bash: 'bash', Write: 'create', Edit: 'edit', Read: 'view' };
 

@@ -1,4 +1,4 @@
-import { cutDeepNesting } from '../../model/nesting';
+import { payloadObject } from '../hook-facts';
 
 /** goose's hook payload (HookContext), as goose 1.47+ sends it on stdin. Unset fields are omitted. */
 export interface GoosePayload {
@@ -26,17 +26,7 @@ export type Subcommand = (typeof SUBCOMMANDS)[number];
 export const BLOCKING: ReadonlySet<Subcommand> = new Set(['pre-tool', 'stop']);
 
 export function parsePayload(text: string): GoosePayload {
-  if (text.trim() === '') throw new Error('no hook payload on stdin');
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Not the parser's message: it quotes the input, and a prompt does not belong in goose's log.
-    throw new Error(`hook payload is not valid JSON (${Buffer.byteLength(text)} bytes)`);
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('hook payload is not a JSON object');
-  // nested deeper than any walk after this can follow: cut and marked, the event kept (issue 22 item 14)
-  const o = cutDeepNesting(v as Record<string, unknown>).value;
+  const o = payloadObject(text);
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   // matcher_context is deliberately ignored: on UserPromptSubmit it is the prompt text again.
   return {

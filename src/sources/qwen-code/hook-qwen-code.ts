@@ -1,6 +1,6 @@
 import { classifyGeminiStyleTool } from '../gemini-tools';
 import type { HookAdapter } from '../hook-adapter';
-import { claudeDeny, claudeShapeAdapter, exitCodeIn, str, type Payload } from '../hook-shape-claude';
+import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str, type Payload } from '../hook-shape-claude';
 
 /** The shell's `Exit Code: N` line, in the result text (0.15) or the failure's `error` (0.24). */
 function outcome(o: Payload, tool: { name: string }): { exitCode?: number } {
@@ -21,15 +21,7 @@ function outcome(o: Payload, tool: { name: string }): { exitCode?: number } {
 export const qwenCodeHooks: HookAdapter = claudeShapeAdapter(
   {
     agent: { harness: 'qwen-code', classifyTool: classifyGeminiStyleTool },
-    phases: {
-      SessionStart: 'session-start',
-      UserPromptSubmit: 'prompt',
-      PreToolUse: 'pre-tool',
-      PostToolUse: 'post-tool',
-      PostToolUseFailure: 'post-tool',
-      Stop: 'stop',
-      SessionEnd: 'session-end',
-    },
+    phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),
     callId: (o) => str(o, 'tool_call_id') ?? str(o, 'tool_use_id'),
     outcome,
