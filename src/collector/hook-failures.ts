@@ -2,7 +2,7 @@ import type { HookFailureHealth } from '../model/health';
 import type { EventRow, EventSink, QueuedEventSink } from '../ingest/sink';
 import type { HealthSource } from './health';
 import { formatTimestamp } from '../model/time';
-import { HOOK_FAILED } from '../sources/goose/hook-health';
+import { HOOK_FAILED } from '../sources/hook-adapter';
 
 /**
  * Counts the `hook.failed` records (Beacon's own hook failed inside goose, or a tool call ran

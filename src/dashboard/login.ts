@@ -19,7 +19,7 @@ import { CODE_TTL_MS, type DashboardLogins, SESSION_MAX_MS } from './sessions';
  * issued only for the token, good once and for CODE_TTL_MS; a page that does not have one cannot
  * sign anyone in (nor into the attacker's session: making one needs the token too).
  */
-export const LOGIN_PATH = '/login';
+const LOGIN_PATH = '/login';
 const COOKIE = 'beacon_dashboard';
 const SIGN_IN = 'run `beacon dashboard --open` to sign in again, or open the URL it prints';
 

@@ -18,7 +18,7 @@ export function socketTablesExist(): boolean {
 }
 
 /** One side of a connection, as node:net names it (`socket.remoteAddress`, `socket.remotePort`). */
-export interface SocketEnd {
+interface SocketEnd {
   address: string;
   port: number;
 }
@@ -35,7 +35,7 @@ export interface TcpSocketEntry {
   table: 'v4' | 'v6';
 }
 
-export const TCP_LISTEN = 10;
+const TCP_LISTEN = 10;
 
 /**
  * The uid an entry really names: a time-wait entry prints uid 0 and inode 0 whoever made the

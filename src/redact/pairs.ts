@@ -11,9 +11,9 @@ import { judgeName, secretValue, type NameVerdict } from './names';
 const NAME_KEYS = new Set(['name', 'key']);
 const VALUE_KEY = 'value';
 /** An argv flag, with the name it gives its value. */
-export const ARGV_FLAG = /^--?([A-Za-z][\w-]{1,40})$/;
+const ARGV_FLAG = /^--?([A-Za-z][\w-]{1,40})$/;
 /** Flags that are switches far more often than they take a secret (`gh repo create --private`, `--pin`). */
-export const SWITCH_WORDS = /(?:^|[-_])(?:private|pin|sig|signature)$/i;
+const SWITCH_WORDS = /(?:^|[-_])(?:private|pin|sig|signature)$/i;
 /**
  * A two-item list `[name, value]` is also how a schema lists required fields (`["password",
  * "username"]`) or code pairs a name with a label (`t("password", "Password")`): a value spelled

@@ -78,7 +78,7 @@ export async function launcherChecks(plugin: ActivePlugin, commands: HookCommand
  * Beacon's launcher, checked as the hook command checks it, then run through that command's own
  * guard as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start.
  */
-export async function probeLauncher(bin: string, count: number, reinstall: string): Promise<Check> {
+async function probeLauncher(bin: string, count: number, reinstall: string): Promise<Check> {
   const fix = `${reinstall} (rewrites the launcher for this Node.js and install)`;
   const unsafe = launcherChainProblem(bin);
   if (unsafe) {

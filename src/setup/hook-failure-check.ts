@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { HOOK_FAILED } from '../sources/goose/hook-health';
+import { HOOK_FAILED } from '../sources/hook-adapter';
 import type { Check } from './doctor';
 
 const DAY_NS = 86_400_000_000_000n;

@@ -8,7 +8,7 @@ import { shellQuote } from '../model/shell-quote';
  * writes the launcher. Each must be the user's and writable by nobody else; with one of them
  * writable by another user, that user can swap or edit the launcher (issue 29 item 2).
  */
-export function launcherChain(launcher: string): [launcher: string, bin: string, base: string] {
+function launcherChain(launcher: string): [launcher: string, bin: string, base: string] {
   const bin = dirname(launcher);
   return [launcher, bin, dirname(bin)];
 }

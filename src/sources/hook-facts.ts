@@ -140,7 +140,7 @@ export function hookFailureEvent(harness: string, event: string, cause: string, 
 }
 
 /** An id for an event with no identity of its own: from the invocation's key when there is one. */
-function invocationId(ctx: HookEventContext, action: string): string {
+export function invocationId(ctx: HookEventContext, action: string): string {
   return ctx.key ? invocationEventId(ctx.key, action) : freshEventId();
 }
 
@@ -150,7 +150,17 @@ function simple(agent: HookAgent, f: HookFacts, ctx: HookEventContext, action: s
 }
 
 function base(agent: HookAgent, f: HookFacts, ctx: HookEventContext, action: string, category: string, message: string, id: string): NormalizedEvent {
-  const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: agent.harness, collection_method: 'hook' }, message });
+  return hookRecordEvent(agent.harness, f, ctx, action, category, message, id);
+}
+
+/**
+ * A hook record of any agent: its session and working directory where the payload names them (no
+ * fallback to this process's cwd: under goose's desktop app it is the application bundle), and the
+ * repository and branch of that directory, or of the one an earlier event of the session reported
+ * (goose and others omit it on a prompt or a session start).
+ */
+export function hookRecordEvent(harness: string, f: Pick<HookFacts, 'sessionId' | 'cwd'>, ctx: HookEventContext, action: string, category: string, message: string, id: string): NormalizedEvent {
+  const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: harness, collection_method: 'hook' }, message });
   record.user = localUser();
   if (f.sessionId !== undefined || f.cwd) record.session = { ...(f.sessionId !== undefined ? { id: f.sessionId } : {}), ...(f.cwd ? { working_directory: f.cwd } : {}) };
   const dir = f.cwd || (f.sessionId !== undefined ? ctx.rememberedDir?.(f.sessionId) : undefined);

@@ -50,7 +50,7 @@ export function exitCodeIn(text: unknown, line: RegExp): number | undefined {
 }
 
 /** A Claude-shaped payload → the facts it states. */
-export function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): HookFacts {
+function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): HookFacts {
   const phase = spec.phases[event]!;
   const facts: HookFacts = { phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
   if (phase === 'prompt') facts.prompt = str(o, spec.promptField ?? 'prompt');
@@ -71,7 +71,7 @@ export function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payloa
 }
 
 /** The neutral answer of every command-hook agent (observed): exit 0 and nothing on stdout. "allow" is never neutral. */
-export const NEUTRAL = undefined;
+const NEUTRAL = undefined;
 
 /** Claude's PreToolUse deny (Codex and Qwen Code read the same): the reason is shown to the user and the model. */
 export function claudeDeny(event: string, d: HookDenial): string {

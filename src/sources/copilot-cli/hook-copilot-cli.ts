@@ -1,7 +1,7 @@
 import type { HookAdapter, HookDenial, HookEventContext, HookReading } from '../hook-adapter';
 import { hookFactEvents, payloadObject, type HookFacts, type HookPhase } from '../hook-facts';
 import { CLAUDE_PHASES, exitCodeIn, str, type Payload } from '../hook-shape-claude';
-import { classifyCopilotTool } from './index';
+import { classifyCopilotTool } from './tools';
 
 /**
  * Copilot CLI speaks two dialects, chosen by the event names its hooks file uses: camelCase

@@ -1,25 +1,19 @@
-import { localUser, newRecord } from '../../model/envelope';
 import { callEventId, freshEventId, invocationEventId } from '../../model/event-id';
 import type { NormalizedEvent } from '../../model/record';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
-import { BEACON_GOOSE_PLUGIN, HOOK_FAILED } from './hook-health';
-import { gitBranch } from '../git-branch';
+import { BEACON_GOOSE_PLUGIN } from './hook-health';
+import { HOOK_FAILED, type HookEventContext } from '../hook-adapter';
+import { hookRecordEvent, invocationId } from '../hook-facts';
 import type { GoosePayload, Subcommand } from './hook-payload';
 
-interface Context {
-  now: bigint;
-  env: NodeJS.ProcessEnv;
-  /** the hook invocation's idempotency key (see HookContext.idempotencyKey) */
-  key?: string;
-  /** the session's working directory as an earlier hook event reported it (see HookContext) */
-  rememberedDir?: (sessionId: string) => string | undefined;
+type Context = HookEventContext;
+
+/** A call's record: the invocation's key (a reused call id in a later turn is another call), else the session and call id. */
+function callRecordId(p: GoosePayload, ctx: Context, identity: string): string {
+  return ctx.key ? invocationEventId(ctx.key, identity) : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, identity, p.tool_call_id) : freshEventId();
 }
 
-/** An id for an event with no identity of its own: from the invocation's key when there is one. */
-function invocationId(ctx: Context, action: string): string {
-  return ctx.key ? invocationEventId(ctx.key, action) : freshEventId();
-}
 
 /** goose hook payload → the Beacon events it stands for (none for goose's internal todo tool). */
 export function hookEvents(sub: Subcommand, p: GoosePayload, ctx: Context): NormalizedEvent[] {
@@ -80,7 +74,7 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   // The invocation's key first: the fast path and the fallback recording one invocation agree on it,
   // while a provider reusing call ids within a session (call_1 in every turn) makes two invocations
   // of one (session, action, call id) — two calls, not a replay to drop. Without a key, the call's id.
-  const ev = base(p, ctx, action, category, message, ctx.key ? invocationEventId(ctx.key, identity) : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, identity, p.tool_call_id) : freshEventId());
+  const ev = base(p, ctx, action, category, message, callRecordId(p, ctx, identity));
   const r = ev.record;
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
@@ -119,7 +113,7 @@ function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
   if (p.decision !== 'deny') return [];
   const hookFailure = p.cause === 'hook_failure';
   if (p.blocked_by === BEACON_GOOSE_PLUGIN && !hookFailure && ctx.key) return [];
-  const id = ctx.key ? invocationEventId(ctx.key, 'approval.denied') : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, 'approval.denied', p.tool_call_id) : freshEventId();
+  const id = callRecordId(p, ctx, 'approval.denied');
   const by = p.blocked_by ? ` \`${p.blocked_by}\`` : '';
   const ev = base(p, ctx, 'approval.denied', 'approval', hookFailure ? `Tool call blocked: policy hook${by} could not complete` : `Tool call denied by policy hook${by}`, id);
   const r = ev.record;
@@ -142,7 +136,7 @@ function chainDenial(p: GoosePayload, ctx: Context): NormalizedEvent[] {
  * this invocation's key: a second unchecked call under a reused call id is a second record.
  */
 function failedOpen(p: GoosePayload, ctx: Context): NormalizedEvent[] {
-  const id = ctx.key ? invocationEventId(ctx.key, HOOK_FAILED) : p.tool_call_id && p.session_id !== undefined ? callEventId(p.session_id, HOOK_FAILED, p.tool_call_id) : freshEventId();
+  const id = callRecordId(p, ctx, HOOK_FAILED);
   const ev = base(p, ctx, HOOK_FAILED, 'hook', 'Tool call ran unchecked: no PreToolUse hook completed', id);
   const r = ev.record;
   r.severity = 'medium';
@@ -162,19 +156,5 @@ function simple(p: GoosePayload, ctx: Context, action: string, category: string,
 }
 
 function base(p: GoosePayload, ctx: Context, action: string, category: string, message: string, id: string): NormalizedEvent {
-  const record = newRecord({ timeUnixNano: ctx.now, action, category, id, harness: { name: 'goose', collection_method: 'hook' }, message });
-  record.user = localUser();
-  // No fallback to this process's cwd: under the desktop app it is the application bundle.
-  if (p.session_id !== undefined || p.working_dir !== undefined) {
-    record.session = { ...(p.session_id !== undefined ? { id: p.session_id } : {}), ...(p.working_dir ? { working_directory: p.working_dir } : {}) };
-  }
-  // goose omits working_dir on some events (a prompt and a session start in its default loop): the
-  // session's directory from an earlier event still names the repository.
-  const dir = p.working_dir || (p.session_id !== undefined ? ctx.rememberedDir?.(p.session_id) : undefined);
-  if (dir) {
-    record.repository = dir;
-    const branch = gitBranch(dir, ctx.env);
-    if (branch) record.branch = branch;
-  }
-  return { record, timeUnixNano: ctx.now };
+  return hookRecordEvent('goose', { sessionId: p.session_id, cwd: p.working_dir }, ctx, action, category, message, id);
 }

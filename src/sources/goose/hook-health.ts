@@ -8,7 +8,6 @@ import { HOOK_FAILED } from '../hook-adapter';
 /** The plugin name goose reports for Beacon's hooks (the installer's `.agents/plugins/<name>`). */
 export const BEACON_GOOSE_PLUGIN = 'beacon-endpoint';
 
-export { HOOK_FAILED } from '../hook-adapter';
 
 const HOOK_ERRORS = new Set(['hook_exit', 'hook_execution_error']);
 

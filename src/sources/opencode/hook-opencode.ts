@@ -1,7 +1,7 @@
 import type { HookAdapter, HookDenial, HookEventContext, HookReading } from '../hook-adapter';
 import { hookFactEvents, payloadObject, type HookFacts, type HookPhase } from '../hook-facts';
 import { str, type Payload } from '../hook-shape-claude';
-import { classifyOpencodeTool } from './index';
+import { classifyOpencodeTool } from './tools';
 
 /**
  * opencode has no command hooks: a plugin Beacon installs forwards each plugin hook it is given as

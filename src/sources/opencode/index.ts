@@ -1,39 +1,13 @@
 import type { NormalizedEvent } from '../../model/record';
 import { spanDurationMs, type SpanRecord } from '../../model/span';
 import { SEMCONV_USAGE } from '../../model/usage';
-import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../taxonomy/classify';
-import type { ToolUse } from '../../taxonomy/tool-use';
-import { jsonAttr, lastUserText, modelCallEvent, promptEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
-import { asString, SpanRejected, stringAttr, tokenAttr } from '../attributes';
-import type { Extraction, Source } from '../source';
+import { classifyOpencodeTool } from './tools';
 
 type Args = Record<string, unknown>;
+import { jsonAttr, lastUserText, modelCallEvent, promptEvent, toolCallEvent, type Agent, type Observation } from '../agent-events';
+import { SpanRejected, stringAttr, tokenAttr } from '../attributes';
+import type { Extraction, Source } from '../source';
 
-/** opencode's built-in tools (`bash`, `edit`, `write`, `read`, `glob`, `grep`, `list`). */
-function opencodeToolUse(name: string, input: unknown): ToolUse {
-  const a = typeof input === 'object' && input !== null ? (input as Args) : {};
-  const path = asString(a.filePath) ?? asString(a.path);
-  switch (name) {
-    case 'bash':
-      return { kind: 'shell', command: asString(a.command) };
-    case 'edit':
-      return { kind: 'write', path, operation: 'modify', ...(typeof a.oldString === 'string' && typeof a.newString === 'string' ? { change: { before: a.oldString, after: a.newString } } : {}) };
-    case 'write':
-      return { kind: 'write', path, operation: 'create', ...(typeof a.content === 'string' ? { change: { content: a.content } } : {}) };
-    case 'read':
-      return { kind: 'read', ...(path ? { path } : {}) };
-    case 'glob':
-    case 'grep':
-    case 'list':
-      return { kind: 'tree', ...(path ? { path } : {}) };
-    default:
-      return { kind: 'other', fidelity: 'observed' };
-  }
-}
-
-export function classifyOpencodeTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
-  return classifyToolUse(name, opencodeToolUse(name, input), options);
-}
 
 /** The AI SDK normalises every provider to inclusive numbers (Anthropic's cache is folded into input). */
 const AGENT: Agent = { harness: 'opencode', usage: SEMCONV_USAGE, classifyTool: classifyOpencodeTool };
