@@ -48,7 +48,7 @@ export async function handleHook(adapter: HookAdapter, event: string, payloadTex
   let recorded = true;
   const eventCtx: HookEventContext = { now: nowUnixNano(), env: ctx.env, key: ctx.idempotencyKey, rememberedDir: safely(ctx.rememberedDir), ...(ctx.pairCall ? { pairCall: ctx.pairCall } : {}) };
   let events: NormalizedEvent[];
-  let candidate: NormalizedEvent | undefined;
+  let candidate: (() => NormalizedEvent | undefined) | undefined;
   try {
     if (!adapter.events.includes(event)) throw new Error(`unknown subcommand "${event.slice(0, 40)}" for ${adapter.platform} (expected ${adapter.events.join(', ')})`);
     ({ events, candidate } = adapter.read(event, payloadText, eventCtx));
@@ -58,10 +58,11 @@ export async function handleHook(adapter: HookAdapter, event: string, payloadTex
   }
   try {
     const provider = candidate && adapter.policyEvents.has(event) ? policyProvider(ctx.env) : undefined;
-    if (provider && candidate) {
-      verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: adapter.platform, event: redactedCopy(candidate) });
+    const judged = provider ? candidate?.() : undefined;
+    if (provider && judged) {
+      verdict = await consultPolicy(provider, { version: '1', phase: 'pre-tool', platform: adapter.platform, event: redactedCopy(judged) });
       if (verdict.decision === 'allow' && verdict.failure) errors.push(`policy provider ignored (fail-open): ${verdict.failure}`);
-      if (verdict.decision === 'deny') events.push(denialEvent(events[0] ?? candidate, verdict, ctx.idempotencyKey));
+      if (verdict.decision === 'deny') events.push(denialEvent(events[0] ?? judged, verdict, ctx.idempotencyKey));
     }
     if (events.length > 0) {
       try {

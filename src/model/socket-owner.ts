@@ -155,9 +155,13 @@ export function socketInodesOf(pid: number): Set<number> {
   return inodes;
 }
 
-/** The processes holding a socket (its inode), among those whose /proc/PID/fd we may read: another user's are hidden unless we are root. */
-export function processesHolding(inode: number): number[] {
-  if (inode === 0) return [];
+/**
+ * The processes holding any of these sockets (their inodes), in one pass over /proc, among those
+ * whose /proc/PID/fd we may read: another user's are hidden unless we are root.
+ */
+export function processesHolding(inodes: readonly number[]): number[] {
+  const wanted = new Set(inodes.filter((i) => i !== 0));
+  if (wanted.size === 0) return [];
   const pids: number[] = [];
   let entries: string[];
   try {
@@ -166,7 +170,7 @@ export function processesHolding(inode: number): number[] {
     return pids;
   }
   for (const name of entries) {
-    if (/^\d+$/.test(name) && socketInodesOf(Number(name)).has(inode)) pids.push(Number(name));
+    if (/^\d+$/.test(name) && [...socketInodesOf(Number(name))].some((i) => wanted.has(i))) pids.push(Number(name));
   }
   return pids;
 }

@@ -113,7 +113,7 @@ interface BaseCall {
  * `nextCall`. If a grpc-js version renames them, every call is refused (INTERNAL, logged once):
  * never served unmetered.
  */
-function baseCallOf(call: GrpcJs.ServerInterceptingCallInterface): BaseCall | undefined {
+export function baseCallOf(call: GrpcJs.ServerInterceptingCallInterface): BaseCall | undefined {
   type Layer = Partial<BaseCall> & { nextCall?: Layer };
   for (let layer: Layer | undefined = call as unknown as Layer; layer; layer = layer.nextCall) {
     const { stream } = layer;

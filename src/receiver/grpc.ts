@@ -87,7 +87,7 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
     'grpc.max_receive_message_length': options.maxBodyBytes,
     // Node's default is unlimited: each open stream costs a call and up to a flow-control window (64 KiB) before it is metered
     'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
-    interceptors: [...(options.senders ? [options.senders.interceptor(grpc)] : []), meter.interceptor, admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal() ?? budgetSpent(), logger)],
+    interceptors: [...(options.senders ? [options.senders.interceptor(grpc, (e) => grpcError(grpc, e, logger))] : []), meter.interceptor, admitAtHeaders(grpc, (metadata) => tokenRefusal(options.otlpToken, metadata) ?? refusal() ?? budgetSpent(), logger)],
   });
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call, callback) });

@@ -7,6 +7,7 @@ import type { SenderCheckHealth } from '../model/health';
 import { isLoopback } from '../model/loopback';
 import { knownUid, peerSockets, socketTablesExist, type Connection, type TcpSocketEntry } from '../model/socket-owner';
 import { STATUS_TABLE } from '../model/status-table';
+import { baseCallOf } from './grpc-stream-meter';
 import { RefusalLog } from './refusal-log';
 
 /**
@@ -79,9 +80,10 @@ export class SenderCheck {
    * another user at its headers. Its connection is cached on the HTTP/2 session when grpc-js shows
    * it (its base call's stream), else looked up for every call.
    */
-  interceptor(grpc: typeof GrpcJs): GrpcJs.ServerInterceptor {
+  interceptor(grpc: typeof GrpcJs, statusOf: (e: unknown) => Partial<GrpcJs.StatusObject>): GrpcJs.ServerInterceptor {
     return (method, call) => {
-      const session = (call as unknown as { stream?: { session?: object } }).stream?.session ?? {};
+      // the stream as the budget's meter finds it (one walk of grpc-js's layers, not a second guess at them)
+      const session: object = baseCallOf(call)?.stream.session ?? {};
       const intercepting: GrpcJs.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
         start: (next) =>
           next({
@@ -92,7 +94,7 @@ export class SenderCheck {
                   proceed(metadata);
                 } catch (e) {
                   this.refusals.note(STATUS_TABLE.forbidden.http, 'forbidden', method.path);
-                  intercepting.sendStatus({ code: STATUS_TABLE.forbidden.grpc, details: (e as Error).message, metadata: new grpc.Metadata() });
+                  intercepting.sendStatus(statusOf(e) as GrpcJs.StatusObject); // the one mapping of a BeaconError onto a gRPC status (grpc.ts)
                 }
               });
             },

@@ -15,7 +15,7 @@ export async function portHolderProblem(ctx: Pick<DoctorContext, 'host' | 'port'
   if (!socketTablesExist()) return undefined;
   const listeners = (await listenersOn(ctx.port)).filter((l) => listenerServes(l, ctx.host, isLoopback(ctx.host)));
   const holders = (inodes: number[]) => {
-    const pids = [...new Set(inodes.flatMap(processesHolding))];
+    const pids = processesHolding(inodes);
     return pids.length > 0 ? `pid ${pids.join(', ')}` : 'a process this user cannot see';
   };
   const foreign = listeners.find((l) => l.uid !== process.geteuid?.());

@@ -24,9 +24,11 @@ export interface HookReading {
   events: NormalizedEvent[];
   /**
    * On the agent's pre-tool event, the call as a policy provider judges it (classified as it will be
-   * once it has run: `command.executed` with its command line, `file.modified` with the diff).
+   * once it has run: `command.executed` with its command line, `file.modified` with the diff). Built
+   * only when a provider is configured: it classifies the call again with its diff and reads the
+   * repository's branch again, work every pre-tool would otherwise pay for nothing.
    */
-  candidate?: NormalizedEvent;
+  candidate?: () => NormalizedEvent | undefined;
 }
 
 /** A policy provider's deny, as an agent's reply needs it. */

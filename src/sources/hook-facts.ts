@@ -77,8 +77,7 @@ export function hookFactEvents(agent: HookAgent, f: HookFacts, ctx: HookEventCon
     case 'pre-tool': {
       if (!tool) return { events: [] };
       const observed = toolEvent(agent, f, tool, ctx, 'pre');
-      const candidate = toolEvent(agent, f, { ...tool, failed: false }, ctx, 'post');
-      return { events: observed ? [observed] : [], ...(candidate ? { candidate } : {}) };
+      return { events: observed ? [observed] : [], candidate: () => toolEvent(agent, f, { ...tool, failed: false }, ctx, 'post') };
     }
     case 'post-tool': {
       const ev = tool ? toolEvent(agent, f, tool, ctx, 'post') : undefined;

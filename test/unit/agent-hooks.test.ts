@@ -34,7 +34,7 @@ describe('Claude Code hooks', () => {
     const writeInput = { file_path: `${CWD}/beacon-lab-note.txt`, content: WRITE_CONTENT };
     const pre = read('claude-code', 'PreToolUse', { ...common, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: writeInput, tool_use_id: 'toolu_beacon_0001' });
     assert.deepEqual(pre.events.map((e) => [e.record.event.action, e.record.gen_ai?.tool?.call?.id]), [['tool.invoked', 'toolu_beacon_0001']]);
-    assert.equal(pre.candidate?.record.event.action, 'file.modified', 'the provider judges the write as the write it will be');
+    assert.equal(pre.candidate?.()?.record.event.action, 'file.modified', 'the provider judges the write as the write it will be');
 
     const write = only('claude-code', 'PostToolUse', { ...common, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: writeInput, tool_use_id: 'toolu_beacon_0001', tool_response: { type: 'create', filePath: writeInput.file_path, content: WRITE_CONTENT }, duration_ms: 12 });
     assert.equal(write.event.action, 'file.modified');

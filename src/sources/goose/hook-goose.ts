@@ -17,7 +17,7 @@ export const gooseHooks: HookAdapter = {
     const p = parsePayload(payload);
     const events = hookEvents(event as Subcommand, p, ctx);
     if (event !== 'pre-tool' || events.length === 0) return { events };
-    return { events, candidate: policyCandidate(p, ctx) ?? events[0]! };
+    return { events, candidate: () => policyCandidate(p, ctx) ?? events[0]! };
   },
   reply(event: string, denial?: HookDenial): string | undefined {
     // An unknown subcommand: whether goose waits for a verdict is unknown, and allow is safe on every event.
