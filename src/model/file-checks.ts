@@ -14,7 +14,7 @@ import { shellQuote } from './shell-quote';
  * Here in model, not config, because the store (which opens the event log) ranks below config.
  */
 
-const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+export const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
 const OWN_FILES_WHY = 'Beacon keeps events and secrets there, so (as ssh does for ~/.ssh) it must be yours alone';
 
@@ -125,13 +125,8 @@ export function readChecked(path: string, maxBytes: number, options: OpenChecked
  * false.
  */
 export function checkOwnFileIfPresent(path: string): boolean {
-  let st: Stats;
-  try {
-    st = lstatSync(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st) return false;
   if (st.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link where Beacon expects its own file', `remove the link (rm ${shellQuote(path)}) and run the command again`);
   if (!st.isFile()) throw unsafePath(path, 'it is not a regular file (a FIFO, a device or a directory)', `move it aside (mv ${shellQuote(path)} ${shellQuote(`${path}.untrusted`)})`);
   judgeOwnerAndMode(path, st, 'file');

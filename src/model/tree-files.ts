@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, readlinkSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { unsafePath } from './file-checks';
+import { myUid, unsafePath } from './file-checks';
 import { whyMyGroupIsShared } from './private-group';
 import { shellQuote } from './shell-quote';
 
@@ -44,8 +44,6 @@ export interface TreeWriteOptions extends TreeOptions {
 
 const WHY = 'Another user could swap what Beacon writes there for a link to a file of yours (or read what it copies), so (as ssh does for ~/.ssh) it must be yours alone';
 const MAX_LINKS = 40; // as the kernel's ELOOP limit
-
-const myUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
 /**
  * Why others may write it, or undefined when only the user (and root) can: '' for the others' bit,
@@ -104,15 +102,6 @@ function judgeSingleName(path: string, st: Stats): void {
     'Beacon would copy what that file holds, and its mode, into this directory');
 }
 
-function lstatIfAny(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
 /**
  * Walks `dir` from `/`, component by component, judging each directory (and, with `create`,
  * making the missing ones 0755). Returns the real path of `dir` and the directories made
@@ -135,7 +124,7 @@ function walkDir(dir: string, root: string | undefined, create: boolean): { real
       continue;
     }
     const next = join(cur, step.name);
-    let st = lstatIfAny(next);
+    let st = lstatSync(next, { throwIfNoEntry: false });
     if (!st) {
       if (!create) return undefined;
       try {
@@ -209,7 +198,7 @@ function createNew(path: string, content: string | Buffer, mode: number, fixMode
 export function writeInTree(file: string, content: string | Buffer, options: TreeWriteOptions = {}): { created: string[] } {
   const dir = walkDir(dirname(file), options.root, true)!;
   const real = join(dir.real, basename(file));
-  const old = lstatIfAny(real);
+  const old = lstatSync(real, { throwIfNoEntry: false });
   if (old) {
     judgeFile(file, old);
     judgeSingleName(file, old);
@@ -253,7 +242,7 @@ export function backupInTree(file: string, content: string | Buffer, now: Date, 
 export function removeInTree(file: string, options: TreeOptions = {}): boolean {
   const dir = walkDir(dirname(file), options.root, false);
   const real = dir && join(dir.real, basename(file));
-  const st = real && lstatIfAny(real);
+  const st = real && lstatSync(real, { throwIfNoEntry: false });
   if (!real || !st) return false;
   judgeFile(file, st);
   unlinkSync(real);

@@ -121,20 +121,26 @@ export interface InstallResult {
 const MAX_HOOKS_BYTES = 1 << 20;
 const readHooks = (file: string, tree: TreeOptions) => readInTree(file, MAX_HOOKS_BYTES, tree)?.toString('utf8');
 
-/** Refuses (naming them) when the hooks file holds commands Beacon did not write, or when its directories are unsafe. */
-export function checkInstallable(file: string, tree: TreeOptions = {}): void {
+/** The commands in a hooks file that Beacon did not write. */
+const foreignCommands = (text: string): string[] => commandsIn(text).filter((c) => !isBeaconCommand(c));
+
+/**
+ * Refuses (naming them) when the hooks file holds commands Beacon did not write, or when its
+ * directories are unsafe; else the file's text as read (undefined: no file yet).
+ */
+export function checkInstallable(file: string, tree: TreeOptions = {}): string | undefined {
   const text = readHooks(file, tree);
-  if (text === undefined) return;
-  const foreign = commandsIn(text).filter((c) => !isBeaconCommand(c));
+  if (text === undefined) return undefined;
+  const foreign = foreignCommands(text);
   if (foreign.length > 0) {
     throw new BeaconError('bad_data', `refusing to overwrite ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}\nMove them to a plugin of their own, then install again.`);
   }
+  return text;
 }
 
 /** Writes the hooks file; refuses (naming them) when it holds commands Beacon did not write. */
 export function installHooksFile(file: string, content: string, tree: TreeOptions = {}): InstallResult {
-  checkInstallable(file, tree);
-  if (readHooks(file, tree) === content) return { file, changed: false };
+  if (checkInstallable(file, tree) === content) return { file, changed: false };
   writeInTree(file, content, { ...tree, newMode: 0o644 });
   return { file, changed: true };
 }
@@ -143,7 +149,7 @@ export function installHooksFile(file: string, content: string, tree: TreeOption
 export function uninstallHooksFile(file: string, agentsDir: string, tree: TreeOptions = {}): { file: string; removed: boolean } {
   const text = readHooks(file, tree);
   if (text === undefined) return { file, removed: false };
-  const foreign = commandsIn(text).filter((c) => !isBeaconCommand(c));
+  const foreign = foreignCommands(text);
   if (foreign.length > 0) {
     throw new BeaconError('bad_data', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
   }
