@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hookCommandLine } from '../src/setup/hooks-file';
-import { renderLauncher } from '../src/setup/install';
+import { renderLauncher } from '../src/setup/launcher';
 import { startCollector } from '../test/helpers/daemon';
 import { HOOKS_BIN, tempDir } from '../test/helpers/paths';
 import { memoryMb } from './measure';

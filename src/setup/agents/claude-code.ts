@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { otlpHeadersValue } from '../../config/otlp-token';
+import { HOOK_TIMEOUT_S, matcherGroup, matcherGroupCommands } from './hook-spec';
 import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 const on = (v: unknown) => v === '1' || v === 'true';
+const claudeDir = (env: NodeJS.ProcessEnv) => env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude');
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 
 /**
  * Claude Code: everything is an environment variable, and `~/.claude/settings.json`'s `env` object
@@ -15,9 +18,9 @@ export const claudeCode: AgentSpec = {
   aliases: ['claude', 'claude_code'],
   binaries: ['claude'],
   protocols: ['http', 'grpc'],
-  configDirs: ({ env }) => [env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude')],
+  configDirs: ({ env }) => [claudeDir(env)],
   settingsFile(scope, { env, cwd }) {
-    const dir = scope === 'user' ? env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude') : join(cwd, '.claude');
+    const dir = scope === 'user' ? claudeDir(env) : join(cwd, '.claude');
     return { format: 'json', path: join(dir, scope === 'user' ? 'settings.json' : 'settings.local.json') };
   },
   keys: (t, capture) => [
@@ -49,6 +52,14 @@ export const claudeCode: AgentSpec = {
     const endpoint = judgeUrl(values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']), t.base);
     if (!endpoint.ok && values(['env', 'OTEL_EXPORTER_OTLP_ENDPOINT']) !== undefined) out.push({ id: 'endpoint', status: 'fail', message: `exports to ${endpoint.message}`, fix: 'beacon install claude-code --force' });
     return out;
+  },
+  // Its hooks sit in the same settings file as its telemetry switches (`hooks.<Event>`), timeouts in seconds.
+  hooks: {
+    file: (scope, ctx) => claudeCode.settingsFile(scope, ctx),
+    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'],
+    arrayPath: (event) => ['hooks', event],
+    entry: (event, command) => matcherGroup(TOOL_EVENTS, { type: 'command', command, timeout: HOOK_TIMEOUT_S }, event),
+    commandsOf: matcherGroupCommands,
   },
   testRecord: (session, now) => ({
     signal: 'logs', encoding: 'protobuf',

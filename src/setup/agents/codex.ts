@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { HOOK_TIMEOUT_S, matcherGroup, matcherGroupCommands } from './hook-spec';
 import { getPath } from './settings-edit';
 import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, type AgentSpec, type Finding } from './spec';
 
 const codexHome = (env: NodeJS.ProcessEnv) => env.CODEX_HOME || join(homeOf(env), '.codex');
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
 const SIGNALS = [['exporter', 'logs'], ['trace_exporter', 'traces'], ['metrics_exporter', 'metrics']] as const;
 
 /**
@@ -52,6 +54,18 @@ export const codex: AgentSpec = {
       else if (url !== undefined && !judgeUrl(url, want).ok) out.push({ id: `${signal}-exporter`, status: 'fail', message: `[otel] ${key} exports to ${judgeUrl(url, want).message}${t.protocol === 'http' ? ' (Codex takes the full per-signal URL)' : ''}`, fix });
     }
     return out;
+  },
+  // Claude's hook schema in a file of its own ($CODEX_HOME/hooks.json; a trusted project's
+  // .codex/hooks.json), no failure event (a failed call is a PostToolUse), timeouts in seconds. Codex
+  // runs none of them until `[features] hooks = true` is set and the hooks are trusted.
+  hooks: {
+    file: (scope, { env, cwd }) => ({ format: 'json', path: scope === 'user' ? join(codexHome(env), 'hooks.json') : join(cwd, '.codex', 'hooks.json') }),
+    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+    arrayPath: (event) => ['hooks', event],
+    entry: (event, command) => matcherGroup(TOOL_EVENTS, { type: 'command', command, timeout: HOOK_TIMEOUT_S }, event),
+    commandsOf: matcherGroupCommands,
+    switches: (_scope, { env }) => [{ file: { format: 'toml', path: join(codexHome(env), 'config.toml') }, keys: [{ path: ['features', 'hooks'], value: true, why: 'Codex runs no hook without it' }] }],
+    afterInstall: 'Codex runs a new or changed hook only once it is trusted: review Beacon\'s hooks in the Codex TUI (/hooks), or pass --dangerously-bypass-hook-trust to codex exec',
   },
   testRecord: (session, now) => ({
     signal: 'logs', encoding: 'protobuf',

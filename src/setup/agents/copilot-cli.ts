@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { HOOK_TIMEOUT_S } from './hook-spec';
 import { homeOf, kv, spanRequest, tokenEnvLines, type AgentSpec } from './spec';
 
 /**
@@ -7,13 +8,15 @@ import { homeOf, kv, spanRequest, tokenEnvLines, type AgentSpec } from './spec';
  * `OTEL_EXPORTER_OTLP_*`); it has no settings key for telemetry. It sends spans and metrics (no
  * logs), OTLP/JSON unless `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`.
  */
+const copilotHome = (env: NodeJS.ProcessEnv) => env.COPILOT_HOME || join(homeOf(env), '.copilot');
+
 export const copilotCli: AgentSpec = {
   id: 'copilot-cli',
   title: 'GitHub Copilot CLI',
   aliases: ['copilot', 'github-copilot'],
   binaries: ['copilot'],
   protocols: ['http'],
-  configDirs: ({ env }) => [env.COPILOT_HOME || join(homeOf(env), '.copilot')],
+  configDirs: ({ env }) => [copilotHome(env)],
   settingsFile: () => undefined,
   keys: () => [],
   envLines: (t, capture) => [
@@ -29,6 +32,16 @@ export const copilotCli: AgentSpec = {
   traps: ({ env }, t) => {
     const p = (env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').toLowerCase();
     return p === 'grpc' ? [{ id: 'protocol', status: 'fail', message: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc in this shell: this collector serves OTLP/HTTP on ${t.port}`, fix: 'unset it (Copilot then sends http/json) or set http/protobuf' }] : [];
+  },
+  // Its hooks, unlike its telemetry, are in a settings file: `$COPILOT_HOME/settings.json` `hooks`,
+  // camelCase events, one flat command object each (`bash`, `timeoutSec`). User scope only here: a
+  // repository's `.github/hooks/*.json` runs only in a folder the user trusted.
+  hooks: {
+    file: (scope, { env }) => (scope === 'user' ? { format: 'json', path: join(copilotHome(env), 'settings.json') } : undefined),
+    events: ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'sessionEnd'],
+    arrayPath: (event) => ['hooks', event],
+    entry: (_event, command) => ({ type: 'command', bash: command, timeoutSec: HOOK_TIMEOUT_S }),
+    commandsOf: (element) => (typeof (element as { bash?: unknown } | null)?.bash === 'string' ? [(element as { bash: string }).bash] : []),
   },
   testRecord: (session, now, env) => ({
     // Copilot sends OTLP/JSON unless told http/protobuf: the test goes the way its export goes.

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { HOOK_TIMEOUT_S, matcherGroup, matcherGroupCommands } from './hook-spec';
 import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type AgentSpec, type Finding } from './spec';
 
 /**
@@ -7,7 +8,9 @@ import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type 
  * they send OTLP/JSON only. Beacon serves both; install sets the one chosen (`--protocol`, HTTP first).
  * `logPrompts` defaults to true in both, so Beacon sets it explicitly.
  */
-export function geminiStyleAgent(o: { id: string; title: string; aliases: string[]; bin: string; dir: string; envPrefix: string; service: string; eventPrefix: string }): AgentSpec {
+export function geminiStyleAgent(o: { id: string; title: string; aliases: string[]; bin: string; dir: string; envPrefix: string; service: string; eventPrefix: string; hookEvents: readonly string[]; toolEvents: readonly string[] }): AgentSpec {
+  const settingsFile: AgentSpec['settingsFile'] = (scope, { env, cwd }) => ({ format: 'json', path: join(scope === 'user' ? homeOf(env) : cwd, o.dir, 'settings.json') });
+  const toolEvents = new Set(o.toolEvents);
   return {
     id: o.id,
     title: o.title,
@@ -15,7 +18,7 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
     binaries: [o.bin],
     protocols: ['http', 'grpc'],
     configDirs: ({ env }) => [join(homeOf(env), o.dir)],
-    settingsFile: (scope, { env, cwd }) => ({ format: 'json', path: join(scope === 'user' ? homeOf(env) : cwd, o.dir, 'settings.json') }),
+    settingsFile,
     keys: (t, capture) => [
       { path: ['telemetry', 'enabled'], value: true, why: 'telemetry is off without it' },
       { path: ['telemetry', 'target'], value: 'local' },
@@ -38,6 +41,15 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
       else if (t.protocol === 'http') out.push({ id: 'wire', status: 'ok', message: `${o.title} over HTTP sends OTLP/JSON only (no protobuf): Beacon reads it` });
       else out.push({ id: 'wire', status: 'ok', message: `${o.title} over gRPC sends protobuf to ${t.base}` });
       return out;
+    },
+    // Hooks in the same settings file (`hooks.<Event>`, Claude's schema), each named, timeouts in
+    // milliseconds (both CLIs' unit, unlike Claude's seconds).
+    hooks: {
+      file: settingsFile,
+      events: o.hookEvents,
+      arrayPath: (event) => ['hooks', event],
+      entry: (event, command) => matcherGroup(toolEvents, { type: 'command', command, name: `beacon-${event}`, timeout: HOOK_TIMEOUT_S * 1000 }, event),
+      commandsOf: matcherGroupCommands,
     },
     testRecord: (session, now) => ({
       signal: 'logs', encoding: 'json',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderOpencodePlugin } from './opencode-plugin';
 import { judgeUrl, kv, spanRequest, tokenEnvLines, xdgConfig, type AgentSpec, type Finding } from './spec';
 
 /** opencode reads opencode.jsonc when there is one, else opencode.json. */
@@ -30,6 +31,16 @@ export const opencode: AgentSpec = {
     if (e && !judgeUrl(e, `${t.base}/v1/traces`).ok) out.push({ id: 'env-traces', status: 'fail', message: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${e} in this shell sends its spans elsewhere`, fix: 'unset it' });
     out.push({ id: 'exit', status: 'ok', message: '`opencode run` can lose its last batch of spans at exit; `opencode serve` (with `opencode run --attach`) does not' });
     return out;
+  },
+  // Plugins, not command hooks: one file Beacon owns whole, in the directory opencode loads plugins
+  // from (user: ~/.config/opencode/plugins/, project: .opencode/plugins/).
+  hooks: {
+    file: () => undefined,
+    events: ['session.created', 'session.idle', 'chat.message', 'tool.execute.before', 'tool.execute.after'],
+    arrayPath: () => [],
+    entry: () => undefined,
+    commandsOf: () => [],
+    plugin: (scope, { env, cwd }) => ({ path: scope === 'user' ? join(xdgConfig(env), 'opencode', 'plugins', 'beacon.js') : join(cwd, '.opencode', 'plugins', 'beacon.js'), render: renderOpencodePlugin }),
   },
   testRecord: (session, now) => ({
     signal: 'traces', encoding: 'json',

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import type { CheckStatus } from '../doctor';
 import type { SettingsFormat } from './settings-edit';
 import { otlpHeadersValue } from '../../config/otlp-token';
+import type { HookSpec } from './hook-spec';
 
 /**
  * One coding agent Beacon sets up: where its settings live, the keys Beacon owns there, the
@@ -102,6 +103,8 @@ export interface AgentSpec {
   /** the traps of the facts sheet that apply, judged for this setup */
   traps(ctx: AgentContext, target: Target, values: (path: string[]) => unknown): Finding[];
   testRecord(session: string, now: bigint, env: NodeJS.ProcessEnv): TestRecord;
+  /** how the agent runs Beacon's hooks (hook-spec.ts): the half of the install that sees every call whatever the telemetry switches say */
+  hooks?: HookSpec;
 }
 
 export function homeOf(env: NodeJS.ProcessEnv): string {
