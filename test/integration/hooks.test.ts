@@ -64,12 +64,12 @@ describe('beacon-hooks --platform goose, run as goose runs it', () => {
       ['developer.shell', { command: 'id' }, 'command.executed', () => {}],
       ['write', { path: 'src/new.ts', content: 'a\nb' }, 'file.modified', (e) => {
         assert.equal(e.file.operation, 'create');
-        assert.equal(e.file.diff, '--- a/new.ts\n+++ b/new.ts\n@@ -0,0 +1,2 @@\n+a\n+b');
+        assert.equal(e.file.diff, '--- a/new.ts\n+++ b/new.ts\n@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file');
         assert.equal(e.content.hash.length, 64);
       }],
       ['edit', { path: 'src/lib.rs', before: 'fn old()', after: 'fn new()' }, 'file.modified', (e) => {
         assert.equal(e.file.operation, 'modify');
-        assert.equal(e.file.diff, '--- a/lib.rs\n+++ b/lib.rs\n@@ -1,1 +1,1 @@\n-fn old()\n+fn new()');
+        assert.equal(e.file.diff, '--- a/lib.rs\n+++ b/lib.rs\n@@ -1 +1 @@\n-fn old()\n+fn new()');
         assert.equal(e.file.diff_bytes, Buffer.byteLength(e.file.diff));
         assert.equal(e.file.language, 'rs');
       }],

@@ -108,6 +108,15 @@ describe('goose tool taxonomy', () => {
     assert.equal(edit.file?.diff_hash?.length, 64);
     assert.equal(cls('edit', { path: 'a', before: 'x', after: 'y' }, { withDiff: true, failed: true }).file?.diff, undefined);
     assert.equal(fragmentDiff('a', 'same', 'same'), undefined);
-    assert.equal(wholeContentDiff('dir/new.txt', 'a\nb\n').diff, '--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,3 @@\n+a\n+b\n+');
+    assert.equal(wholeContentDiff('dir/new.txt', 'a\nb\n').diff, '--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b');
+  });
+
+  it('diffs count lines as diff and patch do (issue 33): a final newline ends a line, a count of 1 is left out, a missing newline is marked', () => {
+    assert.equal(wholeContentDiff('n.txt', 'hello\n').diff, '--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hello');
+    assert.equal(wholeContentDiff('n.txt', 'hello').diff, '--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hello\n\\ No newline at end of file');
+    assert.equal(wholeContentDiff('n.txt', '').diff, '--- a/n.txt\n+++ b/n.txt');
+    assert.equal(wholeContentDiff('n.txt', '\n').diff, '--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1 @@\n+');
+    assert.equal(fragmentDiff('f.rs', 'old\n', '')!.diff, '--- a/f.rs\n+++ b/f.rs\n@@ -1 +0,0 @@\n-old');
+    assert.equal(fragmentDiff('f.rs', 'a', 'b\nc')!.diff, '--- a/f.rs\n+++ b/f.rs\n@@ -1 +1,2 @@\n-a\n+b\n+c');
   });
 });
