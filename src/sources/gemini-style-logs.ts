@@ -12,9 +12,10 @@ import type { Extraction } from './source';
  * Qwen's includes them). This is the stage's shared reader of that shape, not either agent's source.
  *
  * Read: `api_response` (one per model call, with usage), `api_error` (a failed call), `user_prompt`,
- * `tool_call` (one per tool call; it carries no call id — only Gemini's spans do, and reading those
- * too would make a second event for the call). The spans (`llm_call` repeats the usage) and the
- * metrics (per-session sums) are counted only.
+ * `tool_call` (one per tool call; Qwen's has the model's call id as `call_id` from 0.24, Gemini's
+ * none — only its spans do, and reading those too would make a second event for the call). The
+ * spans (Gemini's `llm_call`, Qwen's `llm_request` from 0.24, repeat the usage) and the metrics
+ * (per-session sums) are counted only.
  */
 export function geminiStyleLogs(agent: Agent, prefix: string, records: readonly LogRecord[]): Extraction {
   return readLogRecords(records, (rec) => logEvent(agent, prefix, rec));
@@ -83,6 +84,7 @@ function logEvent(agent: Agent, prefix: string, rec: LogRecord): NormalizedEvent
     case 'tool_call':
       return toolCallEvent(agent, o, {
         name: stringAttr(a, 'function_name') ?? '',
+        callId: stringAttr(a, 'call_id'),
         args: jsonAttr(a, 'function_args'),
         ...toolOutcome(a),
         durationMs: numberLike(a, 'duration_ms'),

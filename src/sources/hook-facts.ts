@@ -12,6 +12,8 @@ export type HookPhase = 'session-start' | 'prompt' | 'pre-tool' | 'post-tool' | 
 
 /** What a hook payload says, read by the agent's own module into one shape for every agent. */
 export interface HookFacts {
+  /** the agent's own name for the hook that fired, as its configuration spells it (`AfterTool`, `postToolUse`, `tool.execute.after`) */
+  event: string;
   phase: HookPhase;
   sessionId?: string;
   cwd?: string;
@@ -115,6 +117,7 @@ function toolEvent(agent: HookAgent, f: HookFacts, tool: HookToolCall, ctx: Hook
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (failed) r.severity = 'high';
   applyToolClassification(r, cls);
+  r.raw = { ...r.raw, ...hookTrace(f.event, f.phase) };
   if (r.command && phase === 'post') {
     if (tool.exitCode !== undefined) r.command.exit_code = tool.exitCode;
     if (tool.durationMs !== undefined) r.command.duration_ms = tool.durationMs;
@@ -122,6 +125,16 @@ function toolEvent(agent: HookAgent, f: HookFacts, tool: HookToolCall, ctx: Hook
   const call = { ...(tool.callId ? { id: tool.callId } : {}), ...(tool.input !== undefined ? { arguments: tool.input } : {}) };
   r.gen_ai = { tool: { name: tool.name, ...(Object.keys(call).length > 0 ? { call } : {}) } };
   return ev;
+}
+
+/**
+ * Which of the agent's hooks saw a tool record: its own name for it and where it sits in the turn.
+ * An unclassified tool is `tool.invoked` before and after it ran, so the join tells a call's
+ * post-tool record from the next call's pre-tool under a reused call id by the phase, whatever the
+ * agent calls its hooks (store/queries/tool-calls.ts), not by guessing from order.
+ */
+export function hookTrace(event: string, phase: HookPhase): { hook_event: string; hook_phase: HookPhase } {
+  return { hook_event: event, hook_phase: phase };
 }
 
 /**

@@ -52,7 +52,7 @@ export function exitCodeIn(text: unknown, line: RegExp): number | undefined {
 /** A Claude-shaped payload → the facts it states. */
 function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): HookFacts {
   const phase = spec.phases[event]!;
-  const facts: HookFacts = { phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
+  const facts: HookFacts = { event, phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
   if (phase === 'prompt') facts.prompt = str(o, spec.promptField ?? 'prompt');
   if (phase === 'stop') facts.response = str(o, spec.responseField ?? 'last_assistant_message');
   if (phase === 'pre-tool' || phase === 'post-tool') {

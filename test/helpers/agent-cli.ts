@@ -39,9 +39,9 @@ export interface AgentInfo {
 
 export const AGENTS: Readonly<Record<AgentName, AgentInfo>> = {
   codex: { name: 'codex', package: '@openai/codex', version: '0.171.0', bin: 'codex', wire: 'responses', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/protobuf', 'http/json'], gzip: false },
-  claude: { name: 'claude', package: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude', wire: 'anthropic', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/protobuf', 'http/json'], gzip: true },
+  claude: { name: 'claude', package: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude', wire: 'anthropic', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/protobuf', 'http/json'], gzip: true },
   gemini: { name: 'gemini', package: '@google/gemini-cli', version: '0.61.0', bin: 'gemini', wire: 'gemini', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/json'], gzip: true },
-  qwen: { name: 'qwen', package: '@qwen-code/qwen-code', version: '0.15.10', bin: 'qwen', wire: 'chat', modelCalls: 2, signals: ['logs', 'metrics'], protocols: ['http/json'], gzip: false },
+  qwen: { name: 'qwen', package: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen', wire: 'chat', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/json'], gzip: false },
   opencode: { name: 'opencode', package: 'opencode-ai', version: '1.18.33', bin: 'opencode', wire: 'chat', modelCalls: 3, signals: ['traces', 'logs'], protocols: ['http/json'], gzip: false },
   copilot: { name: 'copilot', package: '@github/copilot', version: '1.0.102', bin: 'copilot', wire: 'chat', modelCalls: 2, signals: ['traces', 'metrics'], protocols: ['http/protobuf', 'http/json'], gzip: false },
 };

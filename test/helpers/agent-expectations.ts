@@ -41,8 +41,8 @@ export const AGENT_EXPECTATIONS: Record<string, AgentExpectation> = {
       { input_tokens: 500, output_tokens: 30, cache_read: { input_tokens: 1000 }, reasoning: { output_tokens: 5 } },
     ],
   },
-  // Qwen: Gemini's field names, OpenAI's meaning (output includes thoughts).
-  qwen: { harness: 'qwen-code', prompt: true, calls: openaiSteps },
+  // Qwen: Gemini's field names, OpenAI's meaning (output includes thoughts); from 0.24 its tool_call has the model's call id.
+  qwen: { harness: 'qwen-code', prompt: true, callId: 'call_beacon_0001', calls: openaiSteps },
   // opencode's title generation is a real (side) model call and counts.
   opencode: {
     harness: 'opencode', prompt: true, callId: 'call_beacon_0001',

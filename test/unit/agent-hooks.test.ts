@@ -6,6 +6,7 @@ import { claudeCode } from '../../src/sources/claude-code';
 import { codex } from '../../src/sources/codex';
 import type { HookAdapter, HookEventContext } from '../../src/sources/hook-adapter';
 import { HOOK_ADAPTERS, hookAdapter } from '../../src/sources/hook-registry';
+import { joinToolCalls, type StoredActivity, type ToolCallRow } from '../../src/store/queries/tool-calls';
 
 /**
  * Each agent's hook adapter against the payloads the real CLIs sent (shared/docs/agent-hooks-facts.md,
@@ -188,6 +189,45 @@ describe('replies: the neutral answer never steers the agent, the deny is its ow
   it("Copilot's PascalCase dialect gets the top-level deny too (the one shape both dialects honour)", () => {
     assert.deepEqual(JSON.parse(adapter('copilot-cli').reply('PreToolUse', { reason })!), { permissionDecision: 'deny', permissionDecisionReason: reason });
   });
+});
+
+describe("every agent's hook records say which of the agent's hooks saw them", () => {
+  // An unclassified tool is `tool.invoked` before and after it ran: only the record's own hook tells
+  // a call's post-tool from the next call's pre-tool under the same call id. Each agent's pre and
+  // post hook of a tool none of them knows, in its own event names and payload shape.
+  const S = 'sess-1';
+  const ID = 'call_1';
+  const TOOL = 'frobnicate';
+  const calls: Record<string, [string, unknown, string, unknown]> = {
+    goose: ['pre-tool', { event: 'PreToolUse', session_id: S, tool_call_id: ID, tool_name: TOOL, tool_input: {} }, 'post-tool', { event: 'PostToolUse', session_id: S, tool_call_id: ID, tool_name: TOOL, tool_input: {} }],
+    'claude-code': ['PreToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_use_id: ID }, 'PostToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_use_id: ID, tool_response: {} }],
+    codex: ['PreToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_use_id: ID }, 'PostToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_use_id: ID, tool_response: '' }],
+    'gemini-cli': ['BeforeTool', { session_id: S, tool_name: TOOL, tool_input: {} }, 'AfterTool', { session_id: S, tool_name: TOOL, tool_input: {}, tool_response: {} }],
+    'qwen-code': ['PreToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_call_id: ID }, 'PostToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_call_id: ID, tool_response: {} }],
+    'copilot-cli': ['preToolUse', { sessionId: S, toolName: TOOL, toolArgs: {} }, 'postToolUse', { sessionId: S, toolName: TOOL, toolArgs: {}, toolResult: { resultType: 'success' } }],
+    opencode: ['tool.execute.before', { input: { sessionID: S, tool: TOOL, callID: ID }, output: { args: {} } }, 'tool.execute.after', { input: { sessionID: S, tool: TOOL, callID: ID, args: {} }, output: {} }],
+  };
+  // Gemini and Copilot send no call id: Beacon's pairing names the call (here: the same id for both calls, as a reused one)
+  const c = ctx({ pairCall: () => ID });
+  let seq = 0n;
+  const stored = (r: NormalizedEvent['record']): StoredActivity => {
+    seq += 1n;
+    return { seq, tsNs: seq, method: 'hook', action: r.event.action, sessionId: r.session?.id ?? null, harness: r.harness.name, toolCallId: r.gen_ai?.tool?.call?.id ?? null, record: JSON.stringify(r) };
+  };
+  for (const a of HOOK_ADAPTERS) {
+    it(`${a.platform}: its event name and the phase on each tool record; a call whose post-tool hook was lost stays unfinished, the next call under its id whole`, () => {
+      const [preEvent, prePayload, postEvent, postPayload] = calls[a.platform]!;
+      const pre = only(a.platform, preEvent, prePayload, c);
+      const post = only(a.platform, postEvent, postPayload, c);
+      assert.deepEqual([pre.event.action, post.event.action], ['tool.invoked', 'tool.invoked'], 'the tool is unclassified: the action tells nothing');
+      const named = (r: NormalizedEvent['record']) => [(r.raw as Record<string, unknown>)?.hook_event, (r.raw as Record<string, unknown>)?.hook_phase];
+      const gooseName = (e: string) => (a.platform === 'goose' ? (e === 'pre-tool' ? 'PreToolUse' : 'PostToolUse') : e);
+      assert.deepEqual([named(pre), named(post)], [[gooseName(preEvent), 'pre-tool'], [gooseName(postEvent), 'post-tool']]);
+      // call 1: its pre-tool only (the post-tool hook lost); call 2, same session and id: pre and post
+      const rows = joinToolCalls([stored(pre), stored(pre), stored(post)]).filter((i): i is ToolCallRow => i.kind === 'tool_call');
+      assert.deepEqual(rows.map((r) => [r.seenBy, r.unfinished]), [[['pre-tool'], true], [['pre-tool', 'post-tool'], false]]);
+    });
+  }
 });
 
 /** What store/queries/tool-calls.ts joins a call's observations on: its session, harness and call id. */

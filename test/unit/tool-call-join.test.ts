@@ -48,4 +48,11 @@ describe('tool call join: key and pairing', () => {
     // and whole calls still pair as before
     assert.deepEqual(calls([hook('PreToolUse'), hook('PostToolUse'), hook('PreToolUse'), hook('PostToolUse')]), ['post-tool+pre-tool', 'post-tool+pre-tool']);
   });
+
+  it("the phase, not the agent's name for its hook: any agent's post-tool record ends its call", () => {
+    // (the records above are goose's as stored before the phase was: the hook's Claude name only)
+    const hook = (event: string, phase: string) => ev('hook', 'tool.invoked', 'v', { harness: 'gemini-cli', record: { raw: { hook_event: event, hook_phase: phase } } });
+    assert.deepEqual(calls([hook('BeforeTool', 'pre-tool'), hook('BeforeTool', 'pre-tool'), hook('AfterTool', 'post-tool')]), ['pre-tool unfinished', 'post-tool+pre-tool']);
+    assert.deepEqual(calls([hook('BeforeTool', 'pre-tool'), hook('AfterTool', 'post-tool'), hook('BeforeTool', 'pre-tool'), hook('AfterTool', 'post-tool')]), ['post-tool+pre-tool', 'post-tool+pre-tool']);
+  });
 });

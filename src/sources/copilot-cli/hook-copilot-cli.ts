@@ -36,7 +36,7 @@ function argsOf(v: unknown): unknown {
 function copilotFacts(event: string, o: Payload): HookFacts {
   const camel = Object.hasOwn(CAMEL, event);
   const phase = camel ? CAMEL[event]! : PASCAL[event]!;
-  const facts: HookFacts = { phase, sessionId: str(o, camel ? 'sessionId' : 'session_id'), cwd: str(o, 'cwd') };
+  const facts: HookFacts = { event, phase, sessionId: str(o, camel ? 'sessionId' : 'session_id'), cwd: str(o, 'cwd') };
   if (phase === 'prompt') facts.prompt = str(o, 'prompt');
   if (phase !== 'pre-tool' && phase !== 'post-tool') return facts;
   const reported = str(o, camel ? 'toolName' : 'tool_name') ?? '';

@@ -4,7 +4,7 @@ import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
 import { BEACON_GOOSE_PLUGIN } from './hook-health';
 import { HOOK_FAILED, type HookEventContext } from '../hook-adapter';
-import { hookRecordEvent, invocationId } from '../hook-facts';
+import { hookRecordEvent, hookTrace, invocationId } from '../hook-facts';
 import type { GoosePayload, Subcommand } from './hook-payload';
 
 type Context = HookEventContext;
@@ -79,9 +79,7 @@ function toolEvent(p: GoosePayload, ctx: Context, phase: 'pre' | 'post' | 'faile
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (phase === 'failed') r.severity = 'high';
   applyToolClassification(r, cls);
-  // Which hook saw it: an unclassified tool is `tool.invoked` on both, and the join tells a call's
-  // post-tool from the next call's pre-tool under a reused id by this, not by guessing from order.
-  r.raw = { ...r.raw, hook_event: phase === 'pre' ? 'PreToolUse' : phase === 'failed' ? 'PostToolUseFailure' : 'PostToolUse' };
+  r.raw = { ...r.raw, ...hookTrace(phase === 'pre' ? 'PreToolUse' : phase === 'failed' ? 'PostToolUseFailure' : 'PostToolUse', phase === 'pre' ? 'pre-tool' : 'post-tool') };
   r.gen_ai = {
     tool: { name, ...(p.tool_call_id || p.tool_input !== undefined ? { call: { ...(p.tool_call_id ? { id: p.tool_call_id } : {}), ...(p.tool_input !== undefined ? { arguments: p.tool_input } : {}) } } : {}) },
   };

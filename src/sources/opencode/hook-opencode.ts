@@ -27,7 +27,7 @@ function opencodeFacts(event: string, o: Payload): HookFacts {
   const output = obj(o.output);
   const props = obj(obj(o.event).properties);
   const info = obj(props.info);
-  const facts: HookFacts = { phase, sessionId: str(input, 'sessionID') ?? str(props, 'sessionID') ?? str(info, 'id'), cwd: str(o, 'directory') ?? str(info, 'directory') };
+  const facts: HookFacts = { event, phase, sessionId: str(input, 'sessionID') ?? str(props, 'sessionID') ?? str(info, 'id'), cwd: str(o, 'directory') ?? str(info, 'directory') };
   if (phase === 'prompt') {
     const parts = Array.isArray(output.parts) ? output.parts.map(obj) : [];
     const texts = parts.filter((p) => p.type === 'text' && typeof p.text === 'string' && p.synthetic !== true).map((p) => p.text as string);

@@ -86,11 +86,11 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     let row = key !== null ? latest.get(key) : undefined;
     const seen = observerOf(ev, record);
     // An unclassified tool is `tool.invoked` before and after it ran. The record says which hook saw
-    // it (raw.hook_event); a record stored before it did is guessed from order: goose sends one
+    // it (raw.hook_phase); a record stored before it did is guessed from order: an agent sends one
     // pre-tool hook per call, so a second hook `tool.invoked` of a call not yet ended (no post-tool,
     // not denied) is its post-tool observation (it was shown as unfinished: issue 24 item 7) — which
     // merges the next call into this one when this one's post-tool hook was lost.
-    const guessed = seen === 'pre-tool' && hookEventOf(record) === undefined;
+    const guessed = seen === 'pre-tool' && hookPhaseOf(record) === undefined;
     const observer = guessed && row && row.seenBy.includes('pre-tool') && !row.seenBy.includes('post-tool') && !row.denied ? 'post-tool' : seen;
     if (row && paths.get(row)!.has(pathOf(observer, ev))) row = undefined;
     if (!row) {
@@ -130,14 +130,20 @@ export function itemsHolding(items: TimelineItem[], chosen: ReadonlySet<bigint>)
 
 function observerOf(ev: StoredActivity, record: Record<string, any>): Observer { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (ev.action === 'approval.denied') return 'policy';
-  if (ev.method === 'hook') return ev.action === 'tool.invoked' && hookEventOf(record) !== 'PostToolUse' ? 'pre-tool' : 'post-tool';
+  if (ev.method === 'hook') return ev.action === 'tool.invoked' && hookPhaseOf(record) !== 'post-tool' ? 'pre-tool' : 'post-tool';
   return ev.method === 'stream' ? 'stream' : 'otlp';
 }
 
-/** The goose hook a hook record came from (src/sources/goose/hook-events.ts), when it says. */
-function hookEventOf(record: Record<string, any>): string | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const h = record.raw?.hook_event;
-  return typeof h === 'string' ? h : undefined;
+/**
+ * Where in the turn the hook that recorded a tool record sits (`raw.hook_phase`, every agent's:
+ * src/sources/hook-facts.ts hookTrace), when the record says. goose's records stored before the
+ * phase was recorded name only the hook, in the Claude names goose uses.
+ */
+function hookPhaseOf(record: Record<string, any>): 'pre-tool' | 'post-tool' | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const phase = record.raw?.hook_phase;
+  if (phase === 'pre-tool' || phase === 'post-tool') return phase;
+  const event = record.raw?.hook_event;
+  return event === 'PreToolUse' ? 'pre-tool' : event === 'PostToolUse' || event === 'PostToolUseFailure' ? 'post-tool' : undefined;
 }
 
 export function parseRecord(json: string): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
