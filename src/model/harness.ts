@@ -16,6 +16,25 @@ export function normalizeHarnessName(name: string): string {
   return GOOSE_SPELLINGS.has(n) ? 'goose' : n;
 }
 
+/**
+ * Other names people call the agents Beacon records, mapped to Beacon's harness names (the ones its
+ * sources record). For what a user types (`--harness claude`), never for what an agent sends.
+ */
+const AGENT_ALIASES: Readonly<Record<string, string>> = {
+  claude: 'claude-code', claude_code: 'claude-code', 'claude code': 'claude-code',
+  'codex-cli': 'codex', 'openai-codex': 'codex',
+  gemini: 'gemini-cli', gemini_cli: 'gemini-cli',
+  qwen: 'qwen-code', qwen_code: 'qwen-code',
+  copilot: 'copilot-cli', 'github-copilot': 'copilot-cli', copilot_cli: 'copilot-cli',
+  'opencode-ai': 'opencode',
+};
+
+/** A harness name as a user typed it, in Beacon's spelling: goose's spellings and the agents' aliases resolved. */
+export function harnessOption(name: string): string {
+  const n = normalizeHarnessName(name);
+  return AGENT_ALIASES[n] ?? n;
+}
+
 export function isGooseName(name: string): boolean {
   return GOOSE_SPELLINGS.has(name.trim().toLowerCase());
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, runBeacon } from '../helpers/daemon';
-import { runHookSync } from '../helpers/hooks';
+import { runAgentHookSync, runHookSync } from '../helpers/hooks';
 import { tempDir } from '../helpers/paths';
 
 describe('beacon sessions', () => {
@@ -30,9 +30,30 @@ describe('beacon sessions', () => {
 
     const table = runBeacon(['sessions', '--log', log], { COLUMNS: '200' });
     assert.equal(table.status, 0, table.stderr);
-    assert.match(table.stdout, /^SESSION\s+START/m);
-    assert.match(table.stdout, /ses_a .*\/home\/alice\/proj/);
+    assert.match(table.stdout, /^SESSION\s+AGENT\s+START/m);
+    assert.match(table.stdout, /ses_a\s+goose .*\/home\/alice\/proj/);
     assert.ok(!table.stdout.includes('\u001b'), 'no escape sequence reaches the terminal');
+  });
+
+  it('--harness picks one agent, by its name or an alias, in sessions and events (issue 33)', () => {
+    const log = join(tempDir('sessions-harness-'), 'events.db');
+    runHookSync(log, 'prompt-submit', { event: 'UserPromptSubmit', session_id: 'ses_goose', message: 'goose prompt' });
+    runAgentHookSync('claude-code', log, 'UserPromptSubmit', { session_id: 'ses_claude', hook_event_name: 'UserPromptSubmit', cwd: '/home/alice/app', prompt: 'claude prompt' });
+    runAgentHookSync('codex', log, 'UserPromptSubmit', { session_id: 'ses_codex', hook_event_name: 'UserPromptSubmit', cwd: '/home/alice/app', prompt: 'codex prompt' });
+    const all = jsonl(runBeacon(['sessions', '--log', log, '--json']).stdout);
+    assert.deepEqual(all.map((s) => [s.id, s.harness]).sort(), [['ses_claude', 'claude-code'], ['ses_codex', 'codex'], ['ses_goose', 'goose']]);
+    for (const name of ['claude-code', 'claude', 'Claude']) {
+      const r = runBeacon(['sessions', '--log', log, '--json', '--harness', name]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(jsonl(r.stdout).map((s) => s.id), ['ses_claude'], name);
+      const ev = runBeacon(['events', '--log', log, '--json', '--harness', name]);
+      assert.equal(ev.status, 0, ev.stderr);
+      const recs = jsonl(ev.stdout);
+      assert.ok(recs.length > 0 && recs.every((e) => e.harness.name === 'claude-code'), JSON.stringify(recs.map((e) => e.harness.name)));
+    }
+    const table = runBeacon(['sessions', '--log', log, '--harness', 'goose-cli'], { COLUMNS: '200' });
+    assert.match(table.stdout, /^ses_goose\s+goose\s/m);
+    assert.doesNotMatch(table.stdout, /ses_claude|ses_codex/);
   });
 
   it('a missing log is a message, bad flags are usage errors', () => {

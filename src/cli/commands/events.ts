@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
+import { harnessOption } from '../../model/harness';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
@@ -20,7 +21,7 @@ const DEFAULT_LINES = 1000;
 export const spec = {
   name: 'beacon events',
   summary: 'list stored events (--follow: as they are committed)',
-  usage: '[--log PATH] [--session ID] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc] [--no-pager]',
+  usage: '[--log PATH] [--session ID] [--harness H] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc] [--no-pager]',
   description: `Lists stored events in time order: one line per model call, prompt or other event, and one
 line per tool call — its observations by the pre-tool and post-tool hooks, the OTLP execute_tool
 span, the stream adapter and the policy joined by tool call id, at its first observation. SEEN BY
@@ -40,7 +41,8 @@ hooks, stream adapter) commits them, from now or from --since, one line each (ra
 observations arrive later); Ctrl-C stops.`,
   options: {
     log: configOption('log'),
-    session: { type: 'string', arg: 'ID', help: "only this session (goose's session id)" },
+    session: { type: 'string', arg: 'ID', help: "only this session (the agent's own session id)" },
+    harness: { type: 'string', arg: 'H', help: 'only this agent (goose, claude-code or claude, codex, gemini-cli, qwen-code, opencode, copilot-cli…)' },
     action: { type: 'string', arg: 'A', help: 'only this event.action (model.invoked, command.executed, prompt.submitted, …)' },
     method: { type: 'string', arg: 'M', help: 'only this collection path: otlp, hook or stream (a tool call: one of its records)' },
     'tool-call': { type: 'string', arg: 'ID', help: 'only this tool call id (both collection paths carry it)' },
@@ -91,7 +93,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   }
   const windowed = values.limit === undefined && values.since === undefined && values.until === undefined && !values.json;
   if (windowed) limit = DEFAULT_LINES;
-  const filter: ListFilter = { sessionId: values.session, action: values.action, method: values.method, toolCallId: values['tool-call'], model: values.model, sinceNs, untilNs };
+  const filter: ListFilter = { sessionId: values.session, harness: values.harness === undefined ? undefined : harnessOption(values.harness), action: values.action, method: values.method, toolCallId: values['tool-call'], model: values.model, sinceNs, untilNs };
   const width = terminalWidth(env);
   if (values.follow) return follow(path, filter, { json: values.json === true, utc, width });
   const log = openLogForReading(path);

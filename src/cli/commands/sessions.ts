@@ -1,5 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
+import { harnessOption } from '../../model/harness';
 import { formatDisplayTime, formatDuration, formatTimestamp } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { UsagePricer } from '../../pricing/usage-groups';
@@ -13,15 +14,16 @@ import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/queri
 export const spec = {
   name: 'beacon sessions',
   summary: 'agent sessions: duration, repository, models, calls, failures, tokens, cost',
-  usage: '[--log PATH] [--since T] [--until T] [--repository DIR] [--model M] [--sort KEY] [--limit N] [--json] [--utc]',
+  usage: '[--log PATH] [--since T] [--until T] [--harness H] [--repository DIR] [--model M] [--sort KEY] [--limit N] [--json] [--utc]',
   description: `Lists agent sessions, newest first: start, end, duration, repository, models, model calls, tool
 calls (one per call, however many collection paths saw it), failed and denied calls, tokens, and the
-cost goose reported beside Beacon's list-price estimate. T is a date, a time or a duration back from
+cost the agent reported beside Beacon's list-price estimate; AGENT is the agent the session ran in. T is a date, a time or a duration back from
 now, as for beacon events. The same query the dashboard's Sessions page runs.`,
   options: {
     log: configOption('log'),
     since: { type: 'string', arg: 'T', help: 'sessions with events at or after T' },
     until: { type: 'string', arg: 'T', help: 'sessions with events before T' },
+    harness: { type: 'string', arg: 'H', help: 'only sessions of this agent (goose, claude-code or claude, codex, gemini-cli, qwen-code, opencode, copilot-cli…)' },
     repository: { type: 'string', arg: 'DIR', help: 'only sessions in this repository (working directory, as recorded)' },
     model: { type: 'string', arg: 'M', help: 'only sessions with a call of this model' },
     sort: { type: 'string', arg: 'KEY', help: `order by ${SESSION_SORTS.join(', ')} (default end)` },
@@ -29,7 +31,7 @@ now, as for beacon events. The same query the dashboard's Sessions page runs.`,
     json: { type: 'boolean', help: 'one JSON object per session' },
     utc: { type: 'boolean', help: 'print times in UTC instead of the local zone' },
   },
-  examples: ['beacon sessions --since 7d', 'beacon sessions --repository ~/src/app --sort tokens', 'beacon sessions --json | jq .id'],
+  examples: ['beacon sessions --since 7d', 'beacon sessions --harness claude-code', 'beacon sessions --repository ~/src/app --sort tokens', 'beacon sessions --json | jq .id'],
 } as const satisfies CommandSpec;
 
 
@@ -50,7 +52,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     return 0;
   }
   try {
-    const page = listSessions(log.db, { sinceNs, untilNs, repository: values.repository, model: values.model }, { sort, desc: true, limit });
+    const page = listSessions(log.db, { sinceNs, untilNs, repository: values.repository, model: values.model, harness: values.harness === undefined ? undefined : harnessOption(values.harness) }, { sort, desc: true, limit });
     const pricer = new UsagePricer(loadCatalog(), loadOverrides(overridesPath(env)));
     const rows = page.sessions.map((s) => {
       const cost = pricer.total(s.usage);
@@ -88,12 +90,12 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       out('no sessions match');
       return 0;
     }
-    const header = ['SESSION', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
+    const header = ['SESSION', 'AGENT', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
     const table = formatTable(
       [
         header,
         ...rows.map((r) => [
-          r.id, r.start, formatDuration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
+          r.id, r.harness ?? '-', r.start, formatDuration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
           `${r.model_calls}/${r.tool_calls}`, `${r.failed_calls}/${r.denied_calls}`,
           `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}`,
           `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}`,

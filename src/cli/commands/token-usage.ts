@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { normalizeHarnessName } from '../../model/harness';
+import { harnessOption } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
 import { escapeControls } from '../../model/terminal';
 import { calendarLabel, formatDuration, type Calendar } from '../../model/time';
@@ -101,7 +101,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     untilNs,
     sessionId: values.session,
     model: values.model,
-    harness: values.harness === undefined ? undefined : normalizeHarnessName(values.harness),
+    harness: values.harness === undefined ? undefined : harnessOption(values.harness),
   };
   const path = resolveEventLogPath(values.log, env);
   const catalog = loadCatalog();

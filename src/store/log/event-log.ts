@@ -35,7 +35,8 @@ export type IndexedRow = Selected<(typeof INDEXED)[number]>;
 
 export interface ListFilter {
   sessionId?: string;
-  /** exact column matches: event.action, harness.collection_method, the tool call id, the model */
+  /** exact column matches: the agent (harness.name), event.action, harness.collection_method, the tool call id, the model */
+  harness?: string;
   action?: string;
   method?: string;
   toolCallId?: string;
@@ -166,7 +167,7 @@ export class EventLog {
       where.push('session_id = ?');
       params.push(filter.sessionId);
     }
-    for (const [column, value] of [['action', filter.action], ['method', filter.method], ['tool_call_id', filter.toolCallId], ['model', filter.model]] as const) {
+    for (const [column, value] of [['harness', filter.harness], ['action', filter.action], ['method', filter.method], ['tool_call_id', filter.toolCallId], ['model', filter.model]] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);
       params.push(value);

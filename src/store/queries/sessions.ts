@@ -16,6 +16,8 @@ export interface SessionFilter {
   untilNs?: bigint;
   /** exact repository (working directory) as recorded */
   repository?: string;
+  /** the agent (harness name) the session ran in */
+  harness?: string;
   /** sessions with a model call of this model (exact or prefix, as token-usage matches) */
   model?: string;
 }
@@ -102,12 +104,13 @@ export function listSessions(
     };
     sessions.push(s);
   }
-  // The repository of every candidate only when filtering on it; otherwise for the page alone.
+  // The origin (repository, agent) of every candidate only when filtering on it; otherwise for the page alone.
   const originOf = originReader(db);
   const fillOrigin = (s: SessionSummary) => Object.assign(s, originOf(s.id));
-  if (filter.repository !== undefined) {
+  const byOrigin = filter.repository !== undefined || filter.harness !== undefined;
+  if (byOrigin) {
     sessions.forEach(fillOrigin);
-    sessions = sessions.filter((s) => s.repository === filter.repository);
+    sessions = sessions.filter((s) => (filter.repository === undefined || s.repository === filter.repository) && (filter.harness === undefined || s.harness === filter.harness));
   }
   const sort = opts.sort ?? 'end';
   // Event counts are a range count per session: for every candidate only when sorting by them.
@@ -124,7 +127,7 @@ export function listSessions(
   const page = sessions.slice(offset, offset + (opts.limit ?? 50));
   let readDetail: ((sessionId: string) => SessionDetail) | undefined;
   for (const s of page) {
-    if (filter.repository === undefined) fillOrigin(s);
+    if (!byOrigin) fillOrigin(s);
     // A session's detail changes only with new events, which move its last event time.
     const cached = opts.detailCache?.get(s.id);
     s.detail = cached && cached.lastNs === s.lastNs ? cached.detail : (readDetail ??= detailReader(db))(s.id);
