@@ -54,6 +54,10 @@ describe('beacon --help, --version, mistakes', () => {
       const r = runBeacon([a]);
       assert.deepEqual([r.status, r.stdout, r.stderr], [0, `beacon ${VERSION}\n`, ''], a);
     }
+    // issue 33: `beacon version --help` printed the version instead of helping
+    const help = runBeacon(['version', '--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: beacon version/m);
   });
 
   it('a mistyped subcommand or flag gets "did you mean", exit 2; unknown flags are named without parser jargon', () => {
