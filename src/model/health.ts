@@ -87,6 +87,8 @@ export interface GrpcHealth extends ReceiverCounters {
   /** host:port, e.g. 127.0.0.1:4317; null when off */
   address: string | null;
   error?: string;
+  /** down, and trying to listen again in the background */
+  retrying?: boolean;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface OtlpGrpcOptions extends DecodeLimits {
   host: string;
   /** 0: OTLP/gRPC is off */
   port: number;
+  /** between attempts to listen after a failed one (default 5 s) */
+  bindRetryMs?: number;
   /** the same sink as OTLP/HTTP: an export is answered after its commit */
   sink: QueuedEventSink;
   logger: Logger;
@@ -81,6 +83,8 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   const budgetSpent = () => (options.budget.bytes >= options.budget.capacity ? new BeaconError('overloaded', `the in-flight limit is spent (maxBytesInFlight)`, { retryAfterSeconds: 1 }) : undefined);
   // Every call's message bytes are taken from the budget as they arrive; a stalled one is cut.
   const meter = meterGrpcStreams(grpc, options.budget, { stallMs: options.bodyStallMs, deadlineMs: options.bodyDeadlineMs }, (e) => grpcError(grpc, e, logger), logger);
+  // A fresh server per attempt to listen: grpc-js keeps a failed bind's address (a second bindAsync on the same server fails again).
+  const newServer = () => {
   const server = new grpc.Server({
     // grpc-js applies it to the message as it came (the meter has it hand compressed ones over compressed);
     // decodeExport applies it again after decompression (RESOURCE_EXHAUSTED, as grpc-go does in the Collector)
@@ -92,6 +96,8 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
   for (const signal of SIGNALS) {
     server.addService(serviceOf(signal), { Export: (call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>) => void exportCall(signal, call, callback) });
   }
+  return server;
+  };
 
   async function exportCall(signal: OtlpSignal, call: GrpcJs.ServerUnaryCall<Buffer, Buffer>, callback: GrpcJs.sendUnaryData<Buffer>): Promise<void> {
     const raw = call.request;
@@ -116,13 +122,14 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
     }
   }
 
-  const { port, failure } = await bind(grpc, server, address, logger);
+  const listener = await listenRetrying(grpc, newServer, address, logger, options.bindRetryMs ?? BIND_RETRY_MS);
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
     closing = true;
     return (stopped ??= new Promise<void>((resolve) => {
-      if (failure) return resolve();
+      const server = listener.stop();
+      if (!server) return resolve();
       const force = setTimeout(() => server.forceShutdown(), options.closeGraceMs ?? 10_000);
       server.tryShutdown(() => {
         clearTimeout(force);
@@ -130,10 +137,15 @@ export async function startOtlpGrpc(options: OtlpGrpcOptions): Promise<OtlpGrpcR
       });
     }));
   };
-  const bound = failure ? address : `${address.slice(0, address.lastIndexOf(':'))}:${port}`;
   return {
-    port,
-    health: () => ({ ...counters, state: failure ? 'down' : closing ? 'stopping' : 'listening', address: bound, ...(failure ? { error: failure } : {}) }),
+    get port() {
+      return listener.port;
+    },
+    health: () => {
+      const { port, failure } = listener;
+      const bound = failure ? address : `${address.slice(0, address.lastIndexOf(':'))}:${port}`;
+      return { ...counters, state: failure ? 'down' : closing ? 'stopping' : 'listening', address: bound, ...(failure ? { error: failure, retrying: !closing } : {}) };
+    },
     stop,
   };
 }
@@ -169,16 +181,44 @@ function tokenRefusal(expected: string | undefined, metadata: GrpcJs.Metadata): 
   }
 }
 
-/** Listens; a failure (a port in use…) is logged and returned, never thrown: OTLP/HTTP runs without gRPC. */
-async function bind(grpc: typeof GrpcJs, server: GrpcJs.Server, address: string, logger: Logger): Promise<{ port: number; failure?: string }> {
-  try {
-    return { port: await new Promise<number>((resolve, reject) => server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p)))) };
-  } catch (e) {
-    const failure = listenFailure(address, (e as Error).message);
-    logger.error({ address }, failure);
-    server.forceShutdown();
-    return { port: 0, failure };
-  }
+/** How often a collector that could not listen on its gRPC port tries again (the port's holder may be gone: another collector stopping, a restart's overlap). */
+const BIND_RETRY_MS = 5_000;
+
+interface Listener {
+  port: number;
+  failure?: string;
+  /** no more attempts; the server listening, if any */
+  stop(): GrpcJs.Server | undefined;
+}
+
+/**
+ * Listens; a failure (a port in use…) is logged once and returned, never thrown — OTLP/HTTP runs
+ * without gRPC — and the bind is tried again in the background until it succeeds or the collector
+ * stops, so an agent exporting over gRPC is served once the port is free, without a restart.
+ */
+async function listenRetrying(grpc: typeof GrpcJs, newServer: () => GrpcJs.Server, address: string, logger: Logger, retryMs: number): Promise<Listener> {
+  let server: GrpcJs.Server | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const state: Listener = { port: 0, stop: () => { stopped = true; clearTimeout(timer); return server; } };
+  const attempt = async (first: boolean): Promise<void> => {
+    const candidate = newServer();
+    try {
+      state.port = await new Promise<number>((resolve, reject) => candidate.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+      if (stopped) return candidate.forceShutdown();
+      server = candidate;
+      if (!first) logger.info({ address, port: state.port }, 'OTLP/gRPC listening after retrying');
+      state.failure = undefined;
+    } catch (e) {
+      candidate.forceShutdown();
+      const failure = listenFailure(address, (e as Error).message, retryMs);
+      if (first) logger.error({ address, retryMs }, failure);
+      state.failure = failure;
+      if (!stopped) timer = setTimeout(() => void attempt(false), retryMs).unref();
+    }
+  };
+  await attempt(true);
+  return state;
 }
 
 /** One signal's service with raw-bytes (de)serializers: the receiver's own wire walk and decoder read the request. */
@@ -213,10 +253,10 @@ function grpcError(grpc: typeof GrpcJs, e: unknown, logger: Logger, signal?: str
 }
 
 /** What a failed bind means to a person: the address, and for a port in use, what to do. */
-function listenFailure(address: string, message: string): string {
+function listenFailure(address: string, message: string, retryMs: number): string {
   const port = address.slice(address.lastIndexOf(':') + 1);
   const why = /EADDRINUSE|address already in use/i.test(message)
     ? `port ${port} is in use (another collector, or an OpenTelemetry Collector, may be listening there); stop it, or set another port with --grpc-port N (0 turns OTLP/gRPC off)`
     : message;
-  return `OTLP/gRPC is not listening on ${address}: ${why}. OTLP/HTTP still runs.`;
+  return `OTLP/gRPC is not listening on ${address}: ${why}. OTLP/HTTP still runs; gRPC is tried again every ${retryMs / 1000} s.`;
 }

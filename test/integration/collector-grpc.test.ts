@@ -299,7 +299,7 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
     assert.equal((await grpcExport(c.grpc, 'trace', gooseExportTemplate(10).body, { gzip: true })).code, 0);
   });
 
-  it('a gRPC port in use: OTLP/HTTP still serves, the log names the port, /health says grpc is down', async () => {
+  it('a gRPC port in use: OTLP/HTTP still serves, the log names the port, /health says grpc is down and retrying; freed, it listens', async () => {
     const holder = createServer();
     const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
     try {
@@ -312,6 +312,14 @@ describe('OTLP/gRPC beside OTLP/HTTP', () => {
       const h = await health(c);
       assert.deepEqual([h.status, h.grpc.state], ['ok', 'down']);
       assert.match(h.grpc.error, new RegExp(`port ${port} is in use`));
+      assert.equal(h.grpc.retrying, true);
+      // issue 33: once the port is free the collector listens there, without a restart
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+      let state = h.grpc.state;
+      for (let i = 0; i < 100 && state !== 'listening'; i++, await new Promise((r) => setTimeout(r, 100))) state = (await health(c)).grpc.state;
+      assert.equal(state, 'listening', 'gRPC listens once its port is free');
+      assert.equal((await grpcExport(`127.0.0.1:${port}`, 'trace', gooseExportTemplate(10).body)).code, 0);
+      assert.equal((await health(c)).grpc.error, undefined);
     } finally {
       holder.close();
     }
