@@ -154,6 +154,10 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
     const path = req.routeOptions.url ?? routePath(req);
     if (http >= 500) logger.error({ code: e.code, err: e.message, path }, 'export failed');
     else refusals.note(http, e.code, path);
+    // A dashboard page is read by a person in a browser: the refusal as a page that says how to get in.
+    if (dashboard && (req.routeOptions.config as { dashboardPage?: boolean } | undefined)?.dashboardPage) {
+      return reply.code(http).type('text/html; charset=utf-8').send(dashboard.refusalPage(http, e.message));
+    }
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfterSeconds !== undefined && (http === 429 || http === 503)) reply.header('retry-after', String(e.retryAfterSeconds));
     return reply.code(http).type(MEDIA_TYPES[encoding]).send(encodeStatus(encoding, httpBodyCode ?? grpc, e.message));

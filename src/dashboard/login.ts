@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BeaconError } from '../model/errors';
+import { escapeHtml } from './html';
 import type { Query } from './context';
 import { param } from './context';
 import { html } from './html';
@@ -88,6 +89,21 @@ function signedInPage(reply: FastifyReply, session: string): FastifyReply {
  * cookie (a page load replaces it, a replaced one that comes back ends the session: sessions.ts),
  * or the token as a Bearer header.
  */
+/**
+ * What a browser gets for a page it may not see (no token, a session ended): a page saying how to
+ * get in, not an OTLP Status body. Standalone — the stylesheet and script need the token too — and
+ * every word of the message escaped.
+ */
+export function refusalPage(status: number, message: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Beacon dashboard: ${status}</title></head>
+<body><main><h1>Beacon dashboard</h1>
+<p>${escapeHtml(message)}</p>
+<p>To open it: run <code>beacon dashboard --open</code> in a terminal on this machine.</p>
+</main></body></html>
+`;
+}
+
 export function tokenGuard(logins: DashboardLogins | undefined, page: boolean) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);

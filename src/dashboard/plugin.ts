@@ -7,7 +7,7 @@ import type { Query } from './context';
 import { PAGE_PATHS } from './page-routes';
 import { QueryThread } from './query-thread';
 import { SECURITY_HEADERS } from './security';
-import { isSignedIn, loginRoutes, tokenGuard } from './login';
+import { isSignedIn, loginRoutes, refusalPage, tokenGuard } from './login';
 import { DashboardLogins } from './sessions';
 
 export interface DashboardOptions {
@@ -31,10 +31,10 @@ const NON_GET = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
  * the download are answered by the query thread (query-worker.ts): no dashboard query runs on the
  * thread that decodes exports, and an idle collector has not loaded the pages at all.
  */
-export function dashboard(options: DashboardOptions): { plugin: FastifyPluginAsync; notFound: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean> } {
+export function dashboard(options: DashboardOptions): { plugin: FastifyPluginAsync; notFound: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean>; refusalPage: typeof refusalPage } {
   const queries = new QueryThread({ logPath: options.logPath, retention: options.retention, env: options.env });
   const logins = options.token ? new DashboardLogins(options.token) : undefined;
-  return { plugin: async (app) => routes(app, options, queries, logins), notFound: (req, reply) => notFound(queries, logins, req, reply) };
+  return { plugin: async (app) => routes(app, options, queries, logins), notFound: (req, reply) => notFound(queries, logins, req, reply), refusalPage };
 }
 
 async function routes(app: FastifyInstance, options: DashboardOptions, queries: QueryThread, logins: DashboardLogins | undefined): Promise<void> {
@@ -51,7 +51,7 @@ async function routes(app: FastifyInstance, options: DashboardOptions, queries: 
   const pageGuard = tokenGuard(logins, true);
 
   for (const path of PAGE_PATHS) {
-    app.get(path, { onRequest: pageGuard }, async (req, reply) => {
+    app.get(path, { onRequest: pageGuard, config: { dashboardPage: true } }, async (req, reply) => {
       // Only the overview shows the health report: other pages are not sent one (two stats and a copy per request).
       const r = await queries.ask({ kind: 'page', path, query: req.query as Query, health: path === '/' ? health() : {} });
       return reply.code(r.status ?? 200).type('text/html; charset=utf-8').send(r.html);

@@ -1,5 +1,8 @@
 import type pino from 'pino';
 
+/** An export is what comes to the OTLP paths; a dashboard page, a hook or a login refused is a request. */
+const whatIs = (path: string) => (/^\/v1\/(traces|logs|metrics)$/.test(path) || /^\/opentelemetry\.proto\./.test(path) ? 'export' : 'request');
+
 interface Tally {
   status: number;
   code: string;
@@ -25,7 +28,7 @@ export class RefusalLog {
     const key = `${status} ${code} ${path}`;
     if (!this.seen.has(key)) {
       this.seen.add(key);
-      this.logger.info({ status, code, path, count: 1 }, 'export refused');
+      this.logger.info({ status, code, path, count: 1 }, `${whatIs(path)} refused`);
       return;
     }
     const t = this.pending.get(key);
@@ -37,7 +40,7 @@ export class RefusalLog {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const t of this.pending.values()) this.logger.info({ ...t, seconds: Math.round(this.intervalMs / 1000) }, 'exports refused');
+    for (const t of this.pending.values()) this.logger.info({ ...t, seconds: Math.round(this.intervalMs / 1000) }, `${whatIs(t.path)}s refused`);
     this.pending.clear();
   }
 }

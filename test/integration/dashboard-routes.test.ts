@@ -237,6 +237,23 @@ describe('dashboard routes (fastify inject)', () => {
     await t.writer.close();
   });
 
+  it('without its token a page is a page that says how to open the dashboard, not an OTLP Status body (issue 33)', async () => {
+    const t = await app(log, { token: 'sekrit-123' });
+    const h = { host: 'localhost:4318', accept: 'text/html' };
+    const page = await t.app.inject({ url: '/sessions?x=<script>', headers: h });
+    assert.equal(page.statusCode, 403);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.match(page.body, /beacon dashboard --open/);
+    assert.doesNotMatch(page.body, /"code":|<script>/);
+    assert.equal(page.headers['content-security-policy'] !== undefined, true, 'the refusal carries the security headers');
+    // the API and the download stay machine-readable
+    const api = await t.app.inject({ url: '/api/changes', headers: h });
+    assert.equal(api.statusCode, 403);
+    assert.doesNotMatch(String(api.headers['content-type']), /^text\/html/);
+    await t.app.close();
+    await t.writer.close();
+  });
+
   it('a login code: given for the token (never to a page), posted to /login by a file page (Origin: null), good once', async () => {
     const t = await app(log, { token: 'sekrit-123' });
     const h = { host: 'localhost:4318' };

@@ -18,4 +18,13 @@ describe('refused exports are logged at the default level, as counts', () => {
     assert.deepEqual(all.slice(2).map((j) => [j.msg, j.status, j.count]), [['exports refused', 400, 3]]);
     assert.ok(!c.lines.some((l) => l.includes('secret-prompt-text')), 'no content in logs');
   });
+
+  it('a refused dashboard request is logged as a request, not as an export (issue 33)', async () => {
+    const c = await startCollector({ env: { BEACON_DASHBOARD_TOKEN: 'tok-123' } });
+    assert.equal((await fetch(`${c.url}/sessions`)).status, 403);
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = c.lines.map((l) => JSON.parse(l)).filter((j) => /refused/.test(j.msg));
+    assert.equal(await c.stop(), 0);
+    assert.deepEqual(refused.map((j) => [j.msg, j.status, j.path]), [['request refused', 403, '/sessions']]);
+  });
 });
