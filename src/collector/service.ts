@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CollectorConfig } from '../config/config';
+import { removeDashboardToken, writeDashboardToken } from '../config/dashboard-token-file';
 import { loopbackUrl, refuseSecondCollector, removeCollectorAddress, writeCollectorAddress } from '../config/collector-address';
 import { isBeaconError } from '../model/errors';
 import { ensureHookToken } from '../config/hook-token';
@@ -108,6 +109,7 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   // Tells the hook launcher a collector writes this log, and where (src/config/collector-address.ts).
   await parts.start('address file', () => publishAddress(config, port, logger), (url) => url && removeCollectorAddress(config.log, url));
+  await parts.start('dashboard token file', () => publishDashboardToken(config, logger), (written) => written && removeDashboardToken(config.log));
   return {
     url: `http://${hostPort(config.host, port)}`,
     port,
@@ -174,6 +176,17 @@ function startGrpc(config: Readonly<CollectorConfig>, logger: Logger, writer: Qu
     otlpToken: config.otlpToken,
     senders: http.receiver.senders,
   });
+}
+
+/** The token `beacon dashboard` puts in the URL, as this collector has it (config/dashboard-token-file.ts); whether a file was written. */
+function publishDashboardToken(config: Readonly<CollectorConfig>, logger: Logger): boolean {
+  try {
+    writeDashboardToken(config.log, config.dashboardToken);
+    return config.dashboardToken !== undefined;
+  } catch (e) {
+    logger.warn({ err: (e as Error).message }, 'cannot write the dashboard token file: beacon dashboard prints the URL of its own config');
+    return false;
+  }
 }
 
 /** The collector address file for hooks, when the collector is reachable on loopback; its URL, to remove it at the stop. */

@@ -4,7 +4,7 @@
  * endpoint config.yaml already has instead of adding a second key.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runBeacon, startCollector } from '../helpers/daemon';
@@ -25,6 +25,26 @@ describe('one port for every command (issue 24 item 4)', () => {
     } finally {
       await c.stop();
     }
+  });
+
+  // issue 33: the collector's token came from its own environment; this shell's config has none (or another)
+  it('beacon dashboard prints the URL with the token the running collector uses, whatever this shell says', async () => {
+    const c = await startCollector({ env: { BEACON_DASHBOARD_TOKEN: 'the-collectors-token' } });
+    try {
+      for (const shellToken of [undefined, 'a-stale-token']) {
+        const env = { HOME: tempDir('port-home-'), BEACON_ENDPOINT_LOG: c.log, ...(shellToken ? { BEACON_DASHBOARD_TOKEN: shellToken } : {}) };
+        const d = runBeacon(['dashboard'], env);
+        assert.equal(d.status, 0, d.stderr);
+        const url = d.stdout.trim().split('\n')[0]!;
+        assert.equal(url, `http://127.0.0.1:${c.port}/?token=the-collectors-token`, String(shellToken));
+        assert.equal((await fetch(url, { redirect: 'manual' })).status, 303, 'the URL signs in');
+      }
+    } finally {
+      await c.stop();
+    }
+    assert.equal(existsSync(`${c.log}.dashboard-token`), false, 'the token file goes with the collector');
+    const after = runBeacon(['dashboard', '--port', String(c.port)], { HOME: tempDir('port-home-'), BEACON_ENDPOINT_LOG: c.log, BEACON_DASHBOARD_TOKEN: 'mine' });
+    assert.equal(after.status, 1, 'no collector answers now');
   });
 
   // Fails on main: "add these lines" with the key config.yaml already holds (a duplicate key).

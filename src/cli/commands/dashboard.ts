@@ -4,7 +4,8 @@ import { CONFIG_KEYS } from '../../config/config-keys';
 import { openInBrowser, openSignedIn } from '../browser-login';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configFlags } from '../config-flags';
-import { collectorPort } from '../setup-options';
+import { readDashboardToken } from '../../config/dashboard-token-file';
+import { collectorPort, runningCollector } from '../setup-options';
 
 export const spec = {
   name: 'beacon dashboard',
@@ -33,16 +34,18 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   const config = collectorConfig(values.config, env, configFlags(values));
   // the port every command means: --port, the running collector's, the installed service's, the config's
   const { port } = collectorPort(values.port, config, env);
-  const url = dashboardUrl(config.host, port, config.dashboardToken);
+  // The token of the collector that runs on this log, whatever this shell's config says; none running: the config's.
+  const token = runningCollector(config.log) ? readDashboardToken(config.log) : config.dashboardToken;
+  const url = dashboardUrl(config.host, port, token);
   const health = new URL('/health', url).toString();
   const up = await fetch(health, { signal: AbortSignal.timeout(1500) }).then((r) => r.status < 500, () => false);
   // a URL on stdout is a promise that it works: printed only when a collector answers there
   if (up) out(url);
   else err(`beacon: no collector answers at ${new URL(url).origin}; start it with "beacon collector" (or "beacon service install")
 `);
-  if (values.open && up && config.dashboardToken) {
+  if (values.open && up && token) {
     // signed in through a private file: neither the token nor a code on the browser's command line
-    const problem = await openSignedIn(new URL(url).origin, config.dashboardToken);
+    const problem = await openSignedIn(new URL(url).origin, token);
     if (problem) err(`${problem}\n`);
   } else if (values.open) openInBrowser(up ? url : new URL(url).origin);
   return up ? 0 : 1;
