@@ -1,0 +1,132 @@
+import type Database from 'better-sqlite3';
+import type { EventRow } from './row';
+
+/**
+ * Counted once, whatever the path: a model call or a prompt that reaches the log by two paths (an
+ * agent's OTLP export and `beacon import` of its session store) is one event. Where both paths know
+ * the same id, the event ids agree and the UNIQUE index makes the second a duplicate. Where they
+ * share none (Codex's OTLP records carry no response id; Claude Code's carry a request id only when
+ * the API sent one), the call is found by what both recorded: same session and harness, another
+ * collection path, within `MATCH_WINDOW_NS` of each other, and the same four token buckets (a model
+ * call) or the same content hash (a prompt: both paths hash the original text). Matching is one to
+ * one: the stored record remembers what it absorbed (`event.merged_ids`), so two identical calls of
+ * a session are never folded into one, and a re-import finds its own earlier merge.
+ *
+ * Merging is a union: the stored record keeps its identity, path, time and content marker, and gains
+ * every field only the other path knew (a response id, finish reasons, a cost), plus the columns
+ * still empty (model, provider, reasoning, cost). Token columns are equal by construction, so the
+ * usage rollup (its UPDATE triggers) does not move.
+ */
+export const MATCH_WINDOW_NS = 60_000_000_000n;
+
+type Found = { seq: bigint; record: string };
+
+export type Counterpart = { kind: 'same-id' | 'matched'; seq: bigint; record: Record<string, unknown> };
+
+/** Fields of the stored record a merge never changes: who it is, how and when it was recorded. */
+const KEEP = new Set(['timestamp', 'event', 'harness', 'severity', 'content', 'schema_version', 'vendor', 'product', 'endpoint']);
+
+export class StoredCounterparts {
+  private byId?: Database.Statement;
+  private model?: Database.Statement;
+  private prompt?: Database.Statement;
+  private update?: Database.Statement;
+  private fillColumns?: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** The stored event `row` is another record of, if any (read only: `beacon import --dry-run` asks this too). */
+  find(row: EventRow): Counterpart | undefined {
+    this.byId ??= this.db.prepare('SELECT seq, record FROM events WHERE id = ?').safeIntegers(true);
+    const same = this.byId.get(row.id) as Found | undefined;
+    if (same) return { kind: 'same-id', seq: same.seq, record: parse(same.record) };
+    if (row.sessionId === null) return undefined;
+    const window = [row.sessionId, row.tsNs - MATCH_WINDOW_NS, row.tsNs + MATCH_WINDOW_NS, row.method, row.harness] as const;
+    let candidates: Found[];
+    if (row.action === 'model.invoked') {
+      this.model ??= this.db.prepare(
+        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'model.invoked' AND method <> ? AND harness = ?
+           AND coalesce(input_tokens, 0) = ? AND coalesce(output_tokens, 0) = ? AND coalesce(cache_read_tokens, 0) = ? AND coalesce(cache_creation_tokens, 0) = ?
+         ORDER BY abs(ts_ns - ?), seq`,
+      ).safeIntegers(true);
+      candidates = this.model.all(...window, row.inputTokens ?? 0, row.outputTokens ?? 0, row.cacheReadTokens ?? 0, row.cacheCreationTokens ?? 0, row.tsNs) as Found[];
+    } else if (row.action === 'prompt.submitted') {
+      const hash = contentHash(row.record);
+      if (hash === undefined) return undefined;
+      this.prompt ??= this.db.prepare(
+        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'prompt.submitted' AND method <> ? AND harness = ?
+           AND json_extract(record, '$.content.hash') = ? ORDER BY abs(ts_ns - ?), seq`,
+      ).safeIntegers(true);
+      candidates = this.prompt.all(...window, hash, row.tsNs) as Found[];
+    } else {
+      return undefined;
+    }
+    // The nearest one not already merged with another record of this path; one merged with this very record is its own earlier merge.
+    for (const c of candidates) {
+      const record = parse(c.record);
+      const merged = (record.event as { merged_ids?: unknown } | undefined)?.merged_ids;
+      const ids = Array.isArray(merged) ? merged : [];
+      if (ids.includes(row.id)) return { kind: 'matched', seq: c.seq, record };
+      if (ids.length === 0) return { kind: 'matched', seq: c.seq, record };
+    }
+    return undefined;
+  }
+
+  /** Merges `row` into its counterpart (a union, see above); false when the stored record already held all of it. */
+  merge(row: EventRow, into: Counterpart): boolean {
+    const incoming = parse(row.record);
+    const stored = into.record;
+    let changed = fillMissing(stored, incoming, true);
+    if (into.kind === 'matched') {
+      const event = (stored.event ??= {}) as { merged_ids?: string[] };
+      const ids = Array.isArray(event.merged_ids) ? event.merged_ids : [];
+      if (!ids.includes(row.id)) {
+        event.merged_ids = [...ids, row.id];
+        changed = true;
+      }
+    }
+    if (!changed) return false;
+    // the record alone: the usage rollup's triggers fire only when a column they read is set (schema v6)
+    this.update ??= this.db.prepare('UPDATE events SET record = ? WHERE seq = ?');
+    this.update.run(JSON.stringify(stored), into.seq);
+    // the columns only where the stored call had none and the row has one (the rollup then moves, rightly)
+    this.fillColumns ??= this.db.prepare(
+      `UPDATE events SET model = coalesce(model, ?), provider = coalesce(provider, ?), reasoning_tokens = coalesce(reasoning_tokens, ?), cost_usd = coalesce(cost_usd, ?)
+       WHERE seq = ? AND ((model IS NULL AND ? IS NOT NULL) OR (provider IS NULL AND ? IS NOT NULL) OR (reasoning_tokens IS NULL AND ? IS NOT NULL) OR (cost_usd IS NULL AND ? IS NOT NULL))`,
+    );
+    this.fillColumns.run(row.model, row.provider, row.reasoningTokens, row.costUsd, into.seq, row.model, row.provider, row.reasoningTokens, row.costUsd);
+    return true;
+  }
+}
+
+/** Copies into `into` what only `from` has, recursively into objects both have; arrays and values `into` has stay. */
+function fillMissing(into: Record<string, unknown>, from: Record<string, unknown>, top = false): boolean {
+  let changed = false;
+  for (const [k, v] of Object.entries(from)) {
+    if (top && KEEP.has(k)) continue;
+    const have = into[k];
+    if (have === undefined) {
+      into[k] = v;
+      changed = true;
+    } else if (isObject(have) && isObject(v)) {
+      changed = fillMissing(have, v) || changed;
+    }
+  }
+  return changed;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parse(json: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json);
+    return isObject(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function contentHash(json: string): string | undefined {
+  const hash = (parse(json).content as { hash?: unknown } | undefined)?.hash;
+  return typeof hash === 'string' ? hash : undefined;
+}
