@@ -105,7 +105,8 @@ export function modelCallEvent(agent: Agent, o: Observation, call: ModelCall): N
     r.severity = 'high';
     r.error = { type: call.error };
   }
-  return { record: r, timeUnixNano: o.time };
+  // the same call or prompt may be in the agent's session store, imported already (store/log/merge.ts)
+  return { record: r, timeUnixNano: o.time, mergeWithStored: true };
 }
 
 /**
@@ -145,7 +146,8 @@ export function promptEvent(agent: Agent, o: Observation, text: string | undefin
   const exported = exportedText(text);
   if (exported) r.prompt = { text: exported };
   markWithheld(r, text);
-  return { record: r, timeUnixNano: o.time };
+  // the same call or prompt may be in the agent's session store, imported already (store/log/merge.ts)
+  return { record: r, timeUnixNano: o.time, mergeWithStored: true };
 }
 
 /** The agent's answer of a turn (where it exports it). */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { agentBinary, runAgent, type AgentName } from './agent-cli';
 import { jsonl, runBeacon, startCollector } from './daemon';
 import { MOCK_USAGE, startMockModel, type MockModel } from './mock-model';
+import { startOtlpCapture } from './otlp-capture';
 import { tempDir } from './paths';
 
 const PROMPT = 'Write the lab note, then list the missing directory.';
@@ -83,5 +84,47 @@ export async function otlpThenImport(name: AgentName, harness: string, toolCalls
   } finally {
     await mock.close();
     await collector.stop();
+  }
+}
+
+/**
+ * The other order: the run's OTLP export held back (a capture server takes it), the store imported
+ * first, then the captured export replayed to the collector as it was sent: the OTLP records merge
+ * into the imported ones, and every call still counts once with the truth.
+ */
+export async function importThenOtlp(name: AgentName, harness: string, toolCalls: number): Promise<void> {
+  const home = tempDir(`${name}-import-home-`);
+  const work = tempDir(`${name}-import-work-`);
+  const capture = await startOtlpCapture();
+  const mock = await startMockModel(name === 'codex' ? {} : { twoTools: { path: join(work, 'note.txt'), content: 'hello from the lab\n', command: 'ls /nonexistent-dir' } });
+  const collector = await startCollector();
+  try {
+    const run = await runAgent(name, { mockUrl: mock.url, otlpBaseUrl: capture.url, protocol: 'http/json', home, workdir: work, prompt: PROMPT, timeoutMs: 100_000 });
+    assert.equal(run.code, 0, run.stderr);
+    const calls = mock.modelCalls().length;
+    const imported = runBeacon(['import', harness, '--from', home, '--log', collector.log]);
+    assert.equal(imported.status, 0, imported.stderr);
+    const expected = truth(mock);
+    const total = (u: ReturnType<typeof usageOf>) => [u.model_calls, u.usage.input_tokens, u.usage.output_tokens, u.usage.cache_read_input_tokens, u.usage.cache_creation_input_tokens];
+    const want = [calls, expected.input, expected.output, expected.cacheRead, expected.cacheCreation];
+    assert.deepEqual(total(usageOf(collector.log)), want, 'the import alone has the truth');
+    const logs = capture.requests.filter((r) => r.path.endsWith('/v1/logs'));
+    assert.ok(logs.length > 0, 'the agent exported its logs');
+    for (const r of capture.requests) {
+      const res = await fetch(`${collector.url}${r.path}`, { method: 'POST', headers: { 'content-type': r.contentType }, body: r.body });
+      assert.ok(res.ok, `replaying ${r.path}: ${res.status}`);
+    }
+    await until('the replayed export committed', () => records(collector.log).some((x) => x.harness.collection_method === 'otlp'));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(total(usageOf(collector.log)), want, 'OTLP after the import: each call still counted once');
+    const models = records(collector.log).filter((r) => r.event.action === 'model.invoked');
+    assert.ok(models.every((m) => m.harness.collection_method === 'poll' && m.event.merged_ids?.length === 1), 'each imported call absorbed its OTLP record');
+    assert.equal(records(collector.log).filter((r) => r.event.action === 'prompt.submitted').length, 1, 'the prompt once');
+    const session = JSON.parse(runBeacon(['sessions', '--log', collector.log, '--json']).stdout.split('\n')[0]!);
+    assert.equal(session.tool_calls, toolCalls);
+  } finally {
+    await mock.close();
+    await collector.stop();
+    await capture.close();
   }
 }

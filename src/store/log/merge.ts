@@ -16,6 +16,10 @@ import type { EventRow } from './row';
  * every field only the other path knew (a response id, finish reasons, a cost), plus the columns
  * still empty (model, provider, reasoning, cost). Token columns are equal by construction, so the
  * usage rollup (its UPDATE triggers) does not move.
+ *
+ * Both directions: an import merges into what OTLP or a hook stored; an OTLP model call or prompt
+ * arriving after the import of its session merges into the imported record. Records of two other
+ * paths (OTLP and a hook's prompt) are not matched with each other here: as before this change.
  */
 export const MATCH_WINDOW_NS = 60_000_000_000n;
 
@@ -41,11 +45,13 @@ export class StoredCounterparts {
     const same = this.byId.get(row.id) as Found | undefined;
     if (same) return { kind: 'same-id', seq: same.seq, record: parse(same.record) };
     if (row.sessionId === null) return undefined;
-    const window = [row.sessionId, row.tsNs - MATCH_WINDOW_NS, row.tsNs + MATCH_WINDOW_NS, row.method, row.harness] as const;
+    // An import (`poll`) matches any other path's record; any other path matches imported records only
+    // (what OTLP and hooks both saw is theirs to tell apart, as before)
+    const window = [row.sessionId, row.tsNs - MATCH_WINDOW_NS, row.tsNs + MATCH_WINDOW_NS, row.method, row.method, row.harness] as const;
     let candidates: Found[];
     if (row.action === 'model.invoked') {
       this.model ??= this.db.prepare(
-        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'model.invoked' AND method <> ? AND harness = ?
+        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'model.invoked' AND method <> ? AND (? = 'poll' OR method = 'poll') AND harness = ?
            AND coalesce(input_tokens, 0) = ? AND coalesce(output_tokens, 0) = ? AND coalesce(cache_read_tokens, 0) = ? AND coalesce(cache_creation_tokens, 0) = ?
          ORDER BY abs(ts_ns - ?), seq`,
       ).safeIntegers(true);
@@ -54,7 +60,7 @@ export class StoredCounterparts {
       const hash = contentHash(row.record);
       if (hash === undefined) return undefined;
       this.prompt ??= this.db.prepare(
-        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'prompt.submitted' AND method <> ? AND harness = ?
+        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'prompt.submitted' AND method <> ? AND (? = 'poll' OR method = 'poll') AND harness = ?
            AND json_extract(record, '$.content.hash') = ? ORDER BY abs(ts_ns - ?), seq`,
       ).safeIntegers(true);
       candidates = this.prompt.all(...window, hash, row.tsNs) as Found[];
