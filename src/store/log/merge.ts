@@ -32,8 +32,7 @@ const KEEP = new Set(['timestamp', 'event', 'harness', 'severity', 'content', 's
 
 export class StoredCounterparts {
   private byId?: Database.Statement;
-  private model?: Database.Statement;
-  private prompt?: Database.Statement;
+  private readonly queries = new Map<string, Database.Statement>();
   private update?: Database.Statement;
   private fillColumns?: Database.Statement;
 
@@ -41,32 +40,24 @@ export class StoredCounterparts {
 
   /** The stored event `row` is another record of, if any (read only: `beacon import --dry-run` asks this too). */
   find(row: EventRow): Counterpart | undefined {
-    this.byId ??= this.db.prepare('SELECT seq, record FROM events WHERE id = ?').safeIntegers(true);
-    const same = this.byId.get(row.id) as Found | undefined;
-    if (same) return { kind: 'same-id', seq: same.seq, record: parse(same.record) };
+    const importing = row.method === 'poll';
+    // An import's row may repeat an id already stored (a re-import): the union is merged into it. Any
+    // other path's retry is INSERT OR IGNORE's, as before.
+    if (importing) {
+      this.byId ??= this.db.prepare('SELECT seq, record FROM events WHERE id = ?').safeIntegers(true);
+      const same = this.byId.get(row.id) as Found | undefined;
+      if (same) return { kind: 'same-id', seq: same.seq, record: parse(same.record) };
+    }
     if (row.sessionId === null) return undefined;
-    // An import (`poll`) matches any other path's record; any other path matches imported records only
-    // (what OTLP and hooks both saw is theirs to tell apart, as before)
-    const window = [row.sessionId, row.tsNs - MATCH_WINDOW_NS, row.tsNs + MATCH_WINDOW_NS, row.method, row.method, row.harness] as const;
-    let candidates: Found[];
-    if (row.action === 'model.invoked') {
-      this.model ??= this.db.prepare(
-        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'model.invoked' AND method <> ? AND (? = 'poll' OR method = 'poll') AND harness = ?
-           AND coalesce(input_tokens, 0) = ? AND coalesce(output_tokens, 0) = ? AND coalesce(cache_read_tokens, 0) = ? AND coalesce(cache_creation_tokens, 0) = ?
-         ORDER BY abs(ts_ns - ?), seq`,
-      ).safeIntegers(true);
-      candidates = this.model.all(...window, row.inputTokens ?? 0, row.outputTokens ?? 0, row.cacheReadTokens ?? 0, row.cacheCreationTokens ?? 0, row.tsNs) as Found[];
-    } else if (row.action === 'prompt.submitted') {
+    let fingerprint: unknown[];
+    if (row.action === 'model.invoked') fingerprint = [row.inputTokens ?? 0, row.outputTokens ?? 0, row.cacheReadTokens ?? 0, row.cacheCreationTokens ?? 0];
+    else if (row.action === 'prompt.submitted') {
       const hash = contentHash(row.record);
       if (hash === undefined) return undefined;
-      this.prompt ??= this.db.prepare(
-        `SELECT seq, record FROM events WHERE session_id = ? AND ts_ns BETWEEN ? AND ? AND action = 'prompt.submitted' AND method <> ? AND (? = 'poll' OR method = 'poll') AND harness = ?
-           AND json_extract(record, '$.content.hash') = ? ORDER BY abs(ts_ns - ?), seq`,
-      ).safeIntegers(true);
-      candidates = this.prompt.all(...window, hash, row.tsNs) as Found[];
-    } else {
-      return undefined;
-    }
+      fingerprint = [hash];
+    } else return undefined;
+    const query = this.matchQuery(row.action, importing);
+    const candidates = query.all(row.sessionId, row.tsNs - MATCH_WINDOW_NS, row.tsNs + MATCH_WINDOW_NS, row.harness, ...fingerprint, row.tsNs) as Found[];
     // The nearest one not already merged with another record of this path; one merged with this very record is its own earlier merge.
     for (const c of candidates) {
       const record = parse(c.record);
@@ -76,6 +67,28 @@ export class StoredCounterparts {
       if (ids.length === 0) return { kind: 'matched', seq: c.seq, record };
     }
     return undefined;
+  }
+
+  /**
+   * The records of other paths `row` may be one of. An import (`poll`) matches any other path's; any
+   * other path matches imported records only, through the index that holds only those (schema v6:
+   * a log without imports pays one empty index seek), and records of two other paths (OTLP and a
+   * hook's prompt) are not matched with each other, as before.
+   */
+  private matchQuery(action: 'model.invoked' | 'prompt.submitted', importing: boolean): Database.Statement {
+    const key = `${action}/${importing}`;
+    let q = this.queries.get(key);
+    if (!q) {
+      const same = action === 'model.invoked'
+        ? 'coalesce(input_tokens, 0) = ? AND coalesce(output_tokens, 0) = ? AND coalesce(cache_read_tokens, 0) = ? AND coalesce(cache_creation_tokens, 0) = ?'
+        : "json_extract(record, '$.content.hash') = ?";
+      q = this.db.prepare(
+        `SELECT seq, record FROM events WHERE ${importing ? "method <> 'poll'" : "method = 'poll'"} AND session_id = ? AND ts_ns BETWEEN ? AND ?
+           AND action = '${action}' AND harness = ? AND ${same} ORDER BY abs(ts_ns - ?), seq`,
+      ).safeIntegers(true);
+      this.queries.set(key, q);
+    }
+    return q;
   }
 
   /** Merges `row` into its counterpart (a union, see above); false when the stored record already held all of it. */

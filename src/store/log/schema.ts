@@ -78,8 +78,11 @@ export const MIGRATIONS: readonly string[] = [
    DROP INDEX IF EXISTS events_session;
    CREATE INDEX events_session ON events(session_id, ts_ns, action, method, tool_call_id, (${COMMAND_FAILED_SQL}));`,
   // 6: the rollup's update triggers fire only when a column they read is set (usage-cells.ts), so
-  // `beacon import` merging what a session store knew into a stored call's record leaves its cells be.
-  CELLS_UPDATE_OF_MIGRATION,
+  // `beacon import` merging what a session store knew into a stored call's record leaves its cells be;
+  // and the imported events (method poll) in an index of their own, where an OTLP model call or
+  // prompt looks for its imported twin (merge.ts): empty, one seek, in a log that has none.
+  `${CELLS_UPDATE_OF_MIGRATION}
+   CREATE INDEX IF NOT EXISTS events_poll ON events(session_id, ts_ns) WHERE method = 'poll';`,
 ];
 
 /**
