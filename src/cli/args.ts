@@ -31,6 +31,8 @@ export interface CommandSpec<O extends Record<string, OptionSpec> = Record<strin
   examples: string[];
   /** allowed values of the one positional, for `did you mean` (`install|uninstall|status`); absent: none allowed */
   positionals?: readonly string[];
+  /** the positional may be given several times (`beacon import claude-code codex`) */
+  manyPositionals?: boolean;
 }
 
 /** What a command may use of the process: each command's `run` takes the part it needs. */
@@ -98,8 +100,8 @@ export function parseCommand<const O extends Record<string, OptionSpec>>(spec: C
   for (const [name, o] of Object.entries(spec.options)) options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
   try {
     const r = parseArgs({ args: argv, options, allowPositionals: spec.positionals !== undefined, strict: true });
-    // Every command takes one positional at most (an agent, an action): a second is a mistake, said here once.
-    if (r.positionals.length > 1) throw new BeaconError('usage', `${short(spec)}: unexpected argument "${r.positionals[1]}"`);
+    // A command takes one positional at most (an agent, an action) unless it says otherwise: a second is a mistake, said here once.
+    if (r.positionals.length > 1 && !spec.manyPositionals) throw new BeaconError('usage', `${short(spec)}: unexpected argument "${r.positionals[1]}"`);
     return { values: r.values as Values<O>, positionals: r.positionals };
   } catch (e) {
     throw e instanceof BeaconError ? e : usageError(spec, e as Error & { code?: string });

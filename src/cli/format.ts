@@ -45,7 +45,7 @@ export function joinedRow(item: TimelineItem, utc: boolean): string[] {
   return callRow(item, utc);
 }
 
-const OBSERVER_ORDER: readonly Observer[] = ['pre-tool', 'post-tool', 'otlp', 'stream', 'policy'];
+const OBSERVER_ORDER: readonly Observer[] = ['pre-tool', 'post-tool', 'otlp', 'stream', 'poll', 'policy'];
 /** which view of a call describes it best: the post-tool hook's (exit code, path), then the span's, … */
 const DETAIL_ORDER: readonly Observer[] = ['post-tool', 'otlp', 'stream', 'pre-tool', 'policy'];
 

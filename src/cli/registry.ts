@@ -11,6 +11,7 @@ export const COMMANDS = {
   events: () => require('./commands/events') as typeof import('./commands/events'),
   sessions: () => require('./commands/sessions') as typeof import('./commands/sessions'),
   'token-usage': () => require('./commands/token-usage') as typeof import('./commands/token-usage'),
+  import: () => require('./commands/import') as typeof import('./commands/import'),
   prune: () => require('./commands/prune') as typeof import('./commands/prune'),
   stream: () => require('./commands/stream') as typeof import('./commands/stream'),
   install: () => require('./commands/install') as typeof import('./commands/install'),

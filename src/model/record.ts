@@ -5,7 +5,8 @@
  */
 export const SCHEMA_VERSION = '1.0';
 
-export type CollectionMethod = 'otlp' | 'hook' | 'stream';
+/** `poll`: read from the agent's own session store (`beacon import`), the Go Beacon's word for it. */
+export type CollectionMethod = 'otlp' | 'hook' | 'stream' | 'poll';
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical';
 export type Fidelity = 'observed' | 'inferred';
 
@@ -32,7 +33,11 @@ export interface BeaconRecord {
   vendor: 'beacon';
   product: 'endpoint-agent';
   schema_version: typeof SCHEMA_VERSION;
-  event: { kind: 'agent_runtime'; action: string; category?: string; id: string; fidelity?: Fidelity };
+  event: {
+    kind: 'agent_runtime'; action: string; category?: string; id: string; fidelity?: Fidelity;
+    /** extension: the ids of records of the same call or prompt another path brought, merged into this one */
+    merged_ids?: string[];
+  };
   severity: Severity;
   endpoint: { hostname?: string; os: string; agent_version?: string };
   user?: { name?: string; uid?: string };
@@ -121,6 +126,11 @@ export interface NormalizedEvent {
   timeUnixNano: bigint;
   /** set on a chat span that may be a wrapper of another chat span already stored (goose's opt-in loop) */
   dropIfChatChildStored?: boolean;
+  /**
+   * set on a model call or prompt another path may have recorded already (an import of an agent's
+   * store beside its OTLP export): the store merges it into that record instead of adding a second
+   */
+  mergeWithStored?: boolean;
 }
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */

@@ -1,5 +1,5 @@
 import { contentEventId } from '../model/event-id';
-import type { BeaconRecord, NormalizedEvent, Severity } from '../model/record';
+import type { BeaconRecord, CollectionMethod, NormalizedEvent, Severity } from '../model/record';
 import type { Attributes } from '../model/span';
 import { disjointUsage, type ReportedUsage, type UsageSemantics } from '../model/usage';
 import { applyToolClassification, type ClassifyOptions, type ToolOutcome } from '../taxonomy/classify';
@@ -34,6 +34,8 @@ export interface Observation {
   spanId?: string;
   /** a canonical string naming this record among all the agent's records (for ids when nothing else identifies it) */
   key: string;
+  /** the path it came by, when not OTLP (`poll`: an agent's session store, read by `beacon import`) */
+  method?: CollectionMethod;
 }
 
 export interface ModelCall {
@@ -59,7 +61,7 @@ export interface ToolCall {
 
 function record(agent: Agent, o: Observation, action: string, category: string, id: string, message: string): BeaconRecord {
   const version = agent.version ? agent.version(o.resource) : undefined;
-  return otlpRecord({ timeUnixNano: o.time, action, category, id, message }, { harness: agent.harness, resource: o.resource, ...(version !== undefined ? { version } : {}), sessionId: o.sessionId, traceId: o.traceId, spanId: o.spanId });
+  return otlpRecord({ timeUnixNano: o.time, action, category, id, message }, { harness: agent.harness, resource: o.resource, ...(version !== undefined ? { version } : {}), sessionId: o.sessionId, traceId: o.traceId, spanId: o.spanId, ...(o.method ? { method: o.method } : {}) });
 }
 
 /**
@@ -103,7 +105,8 @@ export function modelCallEvent(agent: Agent, o: Observation, call: ModelCall): N
     r.severity = 'high';
     r.error = { type: call.error };
   }
-  return { record: r, timeUnixNano: o.time };
+  // the same call or prompt may be in the agent's session store, imported already (store/log/merge.ts)
+  return { record: r, timeUnixNano: o.time, mergeWithStored: true };
 }
 
 /**
@@ -143,7 +146,8 @@ export function promptEvent(agent: Agent, o: Observation, text: string | undefin
   const exported = exportedText(text);
   if (exported) r.prompt = { text: exported };
   markWithheld(r, text);
-  return { record: r, timeUnixNano: o.time };
+  // the same call or prompt may be in the agent's session store, imported already (store/log/merge.ts)
+  return { record: r, timeUnixNano: o.time, mergeWithStored: true };
 }
 
 /** The agent's answer of a turn (where it exports it). */

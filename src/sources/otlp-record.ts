@@ -1,5 +1,5 @@
 import { newRecord, type Envelope } from '../model/envelope';
-import type { BeaconRecord } from '../model/record';
+import type { BeaconRecord, CollectionMethod } from '../model/record';
 import type { Attributes } from '../model/span';
 import { stringAttr } from './attributes';
 
@@ -14,6 +14,8 @@ export interface OtlpOrigin {
   traceId?: string;
   spanId?: string;
   parentSpanId?: string;
+  /** `poll` for what `beacon import` read from the agent's own store: the same records, another path */
+  method?: CollectionMethod;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface OtlpOrigin {
  */
 export function otlpRecord(e: Omit<Envelope, 'harness'>, o: OtlpOrigin): BeaconRecord {
   const version = o.version === null ? undefined : (o.version ?? stringAttr(o.resource, 'service.version'));
-  const record = newRecord({ ...e, harness: { name: o.harness, ...(version ? { version } : {}), collection_method: 'otlp' } });
+  const record = newRecord({ ...e, harness: { name: o.harness, ...(version ? { version } : {}), collection_method: o.method ?? 'otlp' } });
   const user = stringAttr(o.resource, 'user.name');
   if (user) record.user = { name: user };
   if (o.sessionId) record.session = { id: o.sessionId };

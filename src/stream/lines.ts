@@ -1,8 +1,12 @@
+import { isUtf8 } from 'node:buffer';
+
 /** One line of input; `truncated` when it exceeded the limit and only its head was kept. */
 export interface Line {
   text: string;
   truncated: boolean;
   bytes: number;
+  /** the line's bytes are not UTF-8 (its text then holds U+FFFD for them): a reader that must not guess skips it */
+  invalidUtf8?: true;
 }
 
 /**
@@ -52,9 +56,13 @@ export class LineSplitter {
   }
 
   private take(): Line {
-    const line: Line = this.overflow
-      ? { text: this.head, truncated: true, bytes: this.size }
-      : { text: Buffer.concat(this.parts, this.size).toString('utf8').replace(/\r$/, ''), truncated: false, bytes: this.size };
+    let line: Line;
+    if (this.overflow) line = { text: this.head, truncated: true, bytes: this.size };
+    else {
+      const bytes = Buffer.concat(this.parts, this.size);
+      line = { text: bytes.toString('utf8').replace(/\r$/, ''), truncated: false, bytes: this.size };
+      if (!isUtf8(bytes)) line.invalidUtf8 = true;
+    }
     this.parts = [];
     this.size = 0;
     this.overflow = false;

@@ -14,6 +14,7 @@ const SHIPPED: Record<number, string> = {
   3: '89abca7a6ff932cc',
   4: '2403a84f7b8427d5',
   5: '5baa704d35ecb380',
+  6: '5ffd43429f774b6d',
 };
 
 describe('event log migrations', () => {

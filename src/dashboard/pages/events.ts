@@ -12,7 +12,7 @@ import { AGENT_HARNESSES } from '../../sources/registry';
 export const eventsPage: Page = { name: 'events', path: '/events', nav: { label: 'Events' }, render: renderEvents };
 
 const ACTIONS = ['prompt.submitted', 'model.invoked', 'tool.invoked', 'command.executed', 'file.modified', 'file.read', 'mcp.tool_invoked', 'tool.failed', 'approval.denied', 'session.started', 'session.ended', 'tool.completed', 'usage.reported'];
-const METHODS = ['otlp', 'hook', 'stream'];
+const METHODS = ['otlp', 'hook', 'stream', 'poll'];
 const PAGE = 50;
 
 /** The search in the URL → the query layer's filter (shared by the page and the JSONL download). */

@@ -20,6 +20,7 @@ const OBSERVERS: [Observer, string, string][] = [
   ['post-tool', 'post-tool hook', 'the post-tool hook reported the result'],
   ['otlp', 'OTLP span', 'an execute_tool span arrived over OTLP'],
   ['stream', 'stream', 'goose stream-json reported the call'],
+  ['poll', 'import', "beacon import read it from the agent's own session store"],
   ['policy', 'policy', 'the policy provider judged the call'],
 ];
 const IDLE_GAP_NS = 5n * 60n * 1_000_000_000n;
@@ -126,8 +127,8 @@ ${text ? (ev.action === 'agent.reasoning' ? html`<details><summary>reasoning</su
 
 function toolRow(c: ToolCallRow, shape: RowShape): Html {
   const pick = (f: (r: Record<string, any>) => unknown) => {
-    // The hook's post-tool view is the richest (exit code, diff); then OTLP, stream, pre-tool.
-    const order: Observer[] = ['post-tool', 'otlp', 'stream', 'pre-tool', 'policy'];
+    // The hook's post-tool view is the richest (exit code, diff); then OTLP, stream, the store's (import), pre-tool.
+    const order: Observer[] = ['post-tool', 'otlp', 'stream', 'poll', 'pre-tool', 'policy'];
     for (const o of order) for (const ob of c.observations) if (ob.observer === o && f(ob.record) !== undefined) return f(ob.record);
     return undefined;
   };

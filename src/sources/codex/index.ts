@@ -8,7 +8,7 @@ import type { Extraction, Source } from '../source';
 import { classifyCodexTool, codexToolUse } from './tools';
 
 /** Codex reports the Responses API's numbers: input includes cached tokens, output includes reasoning. */
-const AGENT: Agent = {
+export const AGENT: Agent = {
   harness: 'codex',
   usage: SEMCONV_USAGE,
   classifyTool: classifyCodexTool,
@@ -40,7 +40,7 @@ interface Conversation {
 }
 
 /** "Process exited with code N" in the tool output Codex logs (it has no exit-code attribute). */
-function exitCode(output: string | undefined): number | undefined {
+export function exitCode(output: string | undefined): number | undefined {
   const m = output ? /Process exited with code (-?\d+)/.exec(output) : null;
   return m ? Number(m[1]) : undefined;
 }

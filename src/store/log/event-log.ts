@@ -6,6 +6,7 @@ import { spanEventId } from '../../model/event-id';
 import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-checks';
 import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
+import { StoredCounterparts } from './merge';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
 
@@ -63,6 +64,7 @@ export class EventLog {
   private readonly insert: Database.Statement;
   private readonly chatChildExists: Database.Statement;
   private readonly deleteChatParent: Database.Statement;
+  private readonly counterparts: StoredCounterparts;
   private readonly clock: () => bigint;
 
   private constructor(path: string, db: Database.Database, clock: () => bigint) {
@@ -75,6 +77,7 @@ export class EventLog {
     );
     // The parent's event id derives from its trace and span id, so the UNIQUE index finds it.
     this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
+    this.counterparts = new StoredCounterparts(db);
   }
 
   static open(path: string, options: OpenOptions = {}): EventLog {
@@ -143,6 +146,13 @@ export class EventLog {
         result.dropped++;
         continue;
       }
+      // Another path's record of the same call or prompt (merge.ts): merged into it, never a second event.
+      const counterpart = row.mergeWithStored ? this.counterparts.find(row) : undefined;
+      if (counterpart) {
+        this.counterparts.merge(row, counterpart);
+        result.duplicates++;
+        continue;
+      }
       const changes = runInsert(this.insert, row, receivedNs).changes;
       if (changes > 0) result.inserted++;
       else result.duplicates++;
@@ -195,6 +205,22 @@ export class EventLog {
     }
     try {
       return this.db.prepare(sql).safeIntegers(true).all(...params);
+    } catch (e) {
+      throw asStoreError(e, this.path);
+    }
+  }
+
+  /** For each row, whether the log holds it already (its id, or another path's record of it: merge.ts), without writing. */
+  holds(rows: readonly EventRow[]): boolean[] {
+    try {
+      // one stored record absorbs one row of another path, as appendRows would merge them
+      const claimed = new Set<bigint>();
+      return rows.map((r) => {
+        const c = this.counterparts.find(r.mergeWithStored ? r : { ...r, sessionId: null });
+        if (!c || (c.kind === 'matched' && claimed.has(c.seq))) return false;
+        if (c.kind === 'matched') claimed.add(c.seq);
+        return true;
+      });
     } catch (e) {
       throw asStoreError(e, this.path);
     }

@@ -6,10 +6,13 @@ import { rowColumnsOf, type EventColumns } from './columns';
 export interface EventRow extends EventColumns {
   /** not a column: tells the append to drop a chat span whose child model call is already stored */
   dropIfChatChildStored: boolean;
+  /** not a column: merge into the stored record of the same call or prompt from another path, if any (merge.ts) */
+  mergeWithStored?: boolean;
 }
 
 export function toRow(ev: NormalizedEvent, json: string): EventRow {
   const row = rowColumnsOf(ev, json) as EventRow;
   row.dropIfChatChildStored = ev.dropIfChatChildStored === true;
+  if (ev.mergeWithStored) row.mergeWithStored = true;
   return row;
 }

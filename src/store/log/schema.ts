@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { BeaconError } from '../../model/errors';
-import { CELLS_MIGRATION } from './usage-cells';
+import { CELLS_MIGRATION, CELLS_UPDATE_OF_MIGRATION } from './usage-cells';
 
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 5;
+export const STORE_SCHEMA_VERSION = 6;
 
 const DDL = `
 CREATE TABLE events (
@@ -13,7 +13,7 @@ CREATE TABLE events (
   id TEXT NOT NULL UNIQUE,                 -- event.id; INSERT OR IGNORE makes retries and replays no-ops
   ts_ns INTEGER NOT NULL,                  -- event time, ns since the epoch
   harness TEXT NOT NULL,
-  method TEXT NOT NULL,                    -- harness.collection_method: otlp | hook | stream
+  method TEXT NOT NULL,                    -- harness.collection_method: otlp | hook | stream | poll
   action TEXT NOT NULL,
   session_id TEXT,
   trace_id TEXT,
@@ -77,6 +77,12 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS events_latency ON events(model, provider, (${DURATION_SQL}), action) WHERE action = 'model.invoked';
    DROP INDEX IF EXISTS events_session;
    CREATE INDEX events_session ON events(session_id, ts_ns, action, method, tool_call_id, (${COMMAND_FAILED_SQL}));`,
+  // 6: the rollup's update triggers fire only when a column they read is set (usage-cells.ts), so
+  // `beacon import` merging what a session store knew into a stored call's record leaves its cells be;
+  // and the imported events (method poll) in an index of their own, where an OTLP model call or
+  // prompt looks for its imported twin (merge.ts): empty, one seek, in a log that has none.
+  `${CELLS_UPDATE_OF_MIGRATION}
+   CREATE INDEX IF NOT EXISTS events_poll ON events(session_id, ts_ns) WHERE method = 'poll';`,
 ];
 
 /**

@@ -109,3 +109,15 @@ export const CELLS_MIGRATION = `${TABLES.map(table).join('\n')}
 
 /** The sums of the cells a query selects, named as `USAGE_SUMS_SQL` names them (so `usageRowOf` reads them). */
 export const CELL_SUMS_SQL = USAGE_SUMS.map((s) => `sum(${s.name}) AS ${s.name}`).join(', ');
+
+/**
+ * The v6 migration: the update triggers fire only on an UPDATE that sets a column the cells read
+ * (their keys and sums). `beacon import`'s merge (merge.ts) rewrites a stored model call's record
+ * with what the store added to it: taking the call out of its cells and adding it back would change
+ * nothing but the reported cost's last bits (floating point: (s - x) + x is not always s).
+ */
+const CELL_COLUMNS = ['ts_ns', 'action', 'session_id', 'model', 'provider', 'harness', ...BUCKET_COLUMNS.map(([, col]) => col), 'reasoning_tokens', 'cost_usd'];
+export const CELLS_UPDATE_OF_MIGRATION = `DROP TRIGGER IF EXISTS usage_cells_update_old;
+   DROP TRIGGER IF EXISTS usage_cells_update_new;
+   CREATE TRIGGER usage_cells_update_old AFTER UPDATE OF ${CELL_COLUMNS.join(', ')} ON events WHEN OLD.action = 'model.invoked' BEGIN ${TABLES.map((t) => subtract(t, 'OLD.')).join('\n')} END;
+   CREATE TRIGGER usage_cells_update_new AFTER UPDATE OF ${CELL_COLUMNS.join(', ')} ON events WHEN NEW.action = 'model.invoked' BEGIN ${TABLES.map((t) => add(t, 'NEW.')).join('\n')} END;`;

@@ -214,13 +214,13 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
 /**
  * How many paths reported a call id's observations, in SQL (`joinToolCalls`' pathOf before it reads
  * a second hook `tool.invoked` as the post-tool one), as a sum of one flag per path (methods are
- * otlp, hook and stream) rather than a DISTINCT count, which sorts every group: an id with more
+ * otlp, hook, stream and poll) rather than a DISTINCT count, which sorts every group: an id with more
  * observations than paths names more than one call.
  */
 const PATHS_SQL = `(${[
   "action = 'approval.denied' AND method = 'hook'", "action = 'approval.denied' AND method = 'otlp'", "action = 'approval.denied' AND method = 'stream'",
   "action <> 'approval.denied' AND method = 'hook' AND action = 'tool.invoked'", "action <> 'approval.denied' AND method = 'hook' AND action <> 'tool.invoked'",
-  "action <> 'approval.denied' AND method = 'otlp'", "action <> 'approval.denied' AND method = 'stream'",
+  "action <> 'approval.denied' AND method = 'otlp'", "action <> 'approval.denied' AND method = 'stream'", "action <> 'approval.denied' AND method = 'poll'",
 ].map((p) => `max(${p})`).join(' + ')})`;
 
 function addCalls(detail: SessionDetail, items: TimelineItem[]): void {

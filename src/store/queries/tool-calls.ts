@@ -10,7 +10,7 @@ export const ACTIVITY_COLUMNS = selectList(ACTIVITY_FIELDS);
 export type StoredActivity = Selected<(typeof ACTIVITY_FIELDS)[number]>;
 
 /** Which collection path saw a tool call, and as what. */
-export type Observer = 'pre-tool' | 'post-tool' | 'otlp' | 'stream' | 'policy';
+export type Observer = 'pre-tool' | 'post-tool' | 'otlp' | 'stream' | 'poll' | 'policy';
 
 export interface ToolCallRow {
   kind: 'tool_call';
@@ -131,7 +131,7 @@ export function itemsHolding(items: TimelineItem[], chosen: ReadonlySet<bigint>)
 function observerOf(ev: StoredActivity, record: Record<string, any>): Observer { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (ev.action === 'approval.denied') return 'policy';
   if (ev.method === 'hook') return ev.action === 'tool.invoked' && hookPhaseOf(record) !== 'post-tool' ? 'pre-tool' : 'post-tool';
-  return ev.method === 'stream' ? 'stream' : 'otlp';
+  return ev.method === 'stream' ? 'stream' : ev.method === 'poll' ? 'poll' : 'otlp';
 }
 
 /**

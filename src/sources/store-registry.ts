@@ -1,0 +1,45 @@
+import type { NormalizedEvent } from '../model/record';
+import { claudeCodeStore } from './claude-code/store-claude-code';
+import { codexStore } from './codex/store-codex';
+
+/**
+ * One agent's own session store as `beacon import` reads it: where it is, which of its files are
+ * sessions, and what each line of one becomes. The files are JSONL the agent appends to while it
+ * runs: they are read, never locked or written (store-scan.ts opens them read-only, line by line).
+ * Adding an agent is one module under its folder exporting one of these, and one line below.
+ */
+export interface SessionStore {
+  /** Beacon's harness name for the agent (the same as its OTLP source's) */
+  readonly harness: string;
+  /** the words `beacon import <agent>` accepts for it */
+  readonly names: readonly string[];
+  /**
+   * the store's directory: the agent's own override variable when `env` is given and sets it, else
+   * its default place under `home` (`--from DIR` passes the home and no environment)
+   */
+  root(home: string, env?: NodeJS.ProcessEnv): string;
+  /** how deep under the root session files lie (Codex: sessions/YYYY/MM/DD/rollout-….jsonl is 5) */
+  readonly depth: number;
+  /** is this path (relative to the root, `/`-separated) one of its session files? */
+  isSessionFile(relative: string): boolean;
+  /** a reader for one session file */
+  reader(file: string): StoreFileReader;
+}
+
+/**
+ * Reads one session file: each JSON line in order, then the end. Events may come only at the end
+ * (a tool call is complete when its result's line has been read; a model call once its last line).
+ * A line it cannot make sense of throws: that line is skipped and counted, the file goes on.
+ */
+export interface StoreFileReader {
+  line(value: Record<string, unknown>): NormalizedEvent[];
+  end(): NormalizedEvent[];
+}
+
+export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore];
+
+/** The store a word names (`claude`, `claude-code`, `codex`), if any. */
+export function sessionStoreNamed(word: string): SessionStore | undefined {
+  const w = word.trim().toLowerCase();
+  return SESSION_STORES.find((s) => s.names.includes(w));
+}
