@@ -97,7 +97,7 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   maxBodyBytes: {
     type: 'number', default: 20 * MiB, min: 1, unit: 'bytes', env: 'BEACON_MAX_BODY_BYTES',
     flag: { name: 'max-body-bytes', help: (d) => `the largest request body after decompression (default ${d})` },
-    doc: 'the largest request body, after decompression, ≥ 1 (see [Limits](#limits))',
+    doc: 'the largest request body, after decompression, ≥ 1 (see [Limits](docs/otlp.md#limits))',
   },
   maxItemsPerExport: {
     type: 'number', default: 10_000, min: 1, env: 'BEACON_MAX_ITEMS_PER_EXPORT',
@@ -165,7 +165,7 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   },
   otlpAllowOtherUsers: {
     type: 'boolean', default: false, env: 'BEACON_OTLP_ALLOW_OTHER_USERS',
-    doc: "take OTLP exports from other local users too; by default (Linux) an export from another user's socket gets 403 / `PERMISSION_DENIED` (see [On a shared machine](#on-a-shared-machine))",
+    doc: "take OTLP exports from other local users too; by default (Linux) an export from another user's socket gets 403 / `PERMISSION_DENIED` (see [On a shared machine](docs/shared-machine.md))",
   },
 };
 
