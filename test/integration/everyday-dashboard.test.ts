@@ -69,6 +69,11 @@ describe('the Overview counts calls (issue 24 item 5)', () => {
     assert.match(html, />approval\.denied 1</);
     const attention = /<table id="attention">([\s\S]*?)<\/table>/.exec(html)![1]!;
     assert.equal(attention.match(/<tr>/g)!.length - 1, 2, 'a header and one row per call');
+    // issue 33: the row names its agent, and the advice fits (a failed command is not a configuration problem)
+    assert.match(attention, /<th>agent<\/th>/);
+    assert.match(attention, /<td>goose<\/td>/);
+    assert.doesNotMatch(html, /check goose's configuration/);
+    assert.match(html, /a command that exited non-zero/);
   });
 });
 

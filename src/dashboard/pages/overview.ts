@@ -63,12 +63,12 @@ ${periods.map(([label, g]) => html`<tr data-period="${label}"><td><a href="${hre
 </tbody></table>
 <h2>Needs attention <span class="muted">(last 7 days)</span></h2>
 <p>${Object.keys(attention.counts).length ? Object.entries(attention.counts).map(([k, n]) => html`<a class="badge bad" href="${href('/events', { action: k === 'command.failed' ? 'command.executed' : k, since: '7d' })}">${k} ${n}</a>`) : html`<span class="ok">No denied or failed tool calls.</span>`}
-<span class="muted">Run <code>beacon doctor</code> to check goose's configuration.</span></p>
-${attention.items.length ? html`<table id="attention"><thead><tr><th>time (UTC)</th><th>what</th><th>session</th><th></th></tr></thead><tbody>
+<span class="muted">${Object.keys(attention.counts).length ? 'What the agents reported: a command that exited non-zero, a tool that failed, a call a policy denied. Open the session to see the turn around it.' : ''} An agent whose events stop arriving is what <code>beacon doctor &lt;agent&gt;</code> checks.</span></p>
+${attention.items.length ? html`<table id="attention"><thead><tr><th>time (UTC)</th><th>agent</th><th>what</th><th>session</th><th></th></tr></thead><tbody>
 ${attention.items.map((a) => {
   let r: Record<string, any> = {};
   try { r = JSON.parse(a.record); } catch { /* shown as is */ }
-  return html`<tr><td>${fmtTime(a.tsNs)}</td><td><span class="badge bad">${a.action === 'command.executed' ? 'command failed' : a.action}</span></td><td>${a.sessionId ? html`<a href="${href('/session', { id: a.sessionId })}"><code>${a.sessionId}</code></a>` : '—'}</td><td>${summarize(a.action, r)}</td></tr>`;
+  return html`<tr><td>${fmtTime(a.tsNs)}</td><td>${a.harness}</td><td><span class="badge bad">${a.action === 'command.executed' ? 'command failed' : a.action}</span></td><td>${a.sessionId ? html`<a href="${href('/session', { id: a.sessionId })}"><code>${a.sessionId}</code></a>` : '—'}</td><td>${summarize(a.action, r)}</td></tr>`;
 })}</tbody></table>` : ''}`;
   return { title: 'Overview', body };
 }
