@@ -24,8 +24,8 @@ const records = (platform: string, evs: StreamEvent[]) => evs.flatMap((e) => str
 const BAD = ['{"type":"assistant","message":', j({ type: 'brand_new_record', x: 1 })];
 
 describe('beacon stream: every agent through one registry', () => {
-  it('lists goose and the five other agents, each once', () => {
-    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code']);
+  it('lists goose and the other agents, each once', () => {
+    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli']);
   });
 });
 
@@ -142,5 +142,33 @@ describe('qwen-code stream-json', () => {
     assert.deepEqual(types(evs), ['write', 'command', 'unknown', 'agent', 'unknown', 'unknown']);
     assert.ok(harness(evs).every((e) => e.sessionId === Q));
     assert.deepEqual(runUsage(evs), [{ input_tokens: 2300, output_tokens: 105, cache_read: { input_tokens: 1600 } }]);
+  });
+});
+
+describe('copilot-cli --output-format json', () => {
+  const C = '06704780-11bc-439d-b267-94364c462ebc';
+  const ev = (type: string, data: unknown, extra: object = {}) => j({ type, data, id: `e-${type}`, timestamp: '2026-12-02T01:12:02.615Z', ...extra });
+  const lines = [
+    ev('session.tools_updated', { model: 'gpt-4.1' }, { ephemeral: true }),
+    ev('user.message', { content: 'Write the note.' }),
+    ev('assistant.message', { messageId: 'm1', model: 'gpt-4.1', content: '', toolRequests: [{ toolCallId: 'call_beacon_0001', name: 'create', arguments: { path: '/w/note.txt', file_text: 'hello\n' } }] }),
+    ev('tool.execution_complete', { toolCallId: 'call_beacon_0001', success: true, fileEdits: [{ path: '/w/note.txt', kind: 'create' }] }),
+    ev('assistant.message', { messageId: 'm2', content: '', toolRequests: [{ toolCallId: 'call_beacon_0002', name: 'bash', arguments: { command: 'touch x && ls /nonexistent-dir' } }] }),
+    ev('tool.shell_output', { stream: 'stderr', text: 'ls: cannot access' }, { ephemeral: true }),
+    ev('tool.execution_complete', { toolCallId: 'call_beacon_0002', success: true, shellExecution: { exitCode: 2 } }),
+    ev('assistant.message', { messageId: 'm3', content: 'The command printed beacon-lab. Done.', toolRequests: [] }),
+    ev('brand.new_ephemeral', {}, { ephemeral: true }),
+    ...BAD,
+    j({ type: 'result', timestamp: '2026-12-02T01:12:02.789Z', sessionId: C, exitCode: 0, usage: { premiumRequests: 0 } }),
+  ];
+
+  it('holds the events until the last line names the session, then gives every one of them its id; exit code 2 is a failure', () => {
+    const parser = streamAdapter('copilot-cli')!.createParser({});
+    assert.deepEqual(lines.slice(0, -1).flatMap((l) => parser.line(l)), [], 'nothing before the session is known');
+    const evs = [...parser.line(lines.at(-1)!), ...parser.end()];
+    assert.deepEqual(types(evs), ['write', 'command', 'agent', 'unknown', 'unknown', 'unknown']);
+    assert.ok(harness(evs).every((h) => h.sessionId === C && Object.keys(h)[1] === 'sessionId'));
+    assert.deepEqual(harness(evs)[1], { timestamp: '2026-12-02T01:12:02.615Z', sessionId: C, type: 'command', command: 'touch x && ls /nonexistent-dir', exitCode: 2, isSuccess: false });
+    assert.equal(evs.filter((e) => e.detail.usageReport).length, 0, 'no usage in this stream');
   });
 });
