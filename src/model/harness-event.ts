@@ -38,16 +38,16 @@ export interface StreamDetail {
 }
 
 /**
- * Usage from an agent's stream: a model call's (`call`, recorded as `model.invoked`) or a whole run's
- * totals (`run`: Codex's turn, Gemini's and Claude's result; recorded as `usage.reported`, which
- * token-usage counts only for a session none of whose model calls arrived one by one).
+ * Usage from an agent's stream: a whole run's totals (`run`: Codex's turn, Gemini's and Claude's
+ * result) or one model call's (`call`: opencode's step_finish). Recorded as `usage.reported`, which
+ * token-usage counts only for a session none of whose model calls arrived one by one.
  */
 export interface StreamUsageReport {
   scope: 'run' | 'call';
   usage: Usage;
   /** the stream's own numbers, kept in the record's raw (what Beacon's buckets were computed from) */
   reported: Record<string, unknown>;
-  /** a model call's own id (scope call) */
+  /** the stream's id of the model call (scope call) */
   callId?: string;
 }
 

@@ -62,20 +62,16 @@ export function agentStreamRecord(ev: StreamEvent, ctx: StreamRecordContext, age
 type Base = (action: string, category: string, id: string, message: string) => BeaconRecord;
 
 /**
- * A run's totals (`usage.reported`, usage_scope run) or one model call (`model.invoked`). The run
- * report says which path's numbers count: token-usage adds it only for a session none of whose model
- * calls arrived one by one (OTLP, hooks or the stream), because those are per call and exact.
+ * Usage the stream reported (`usage.reported`): a run's totals (usage_scope run: Codex's turn,
+ * Gemini's and Claude's result) or one model call's (usage_scope call: opencode's step_finish,
+ * whose ids join none of its OTLP records). The report says which path's numbers count:
+ * token-usage adds it only for a session none of whose model calls arrived one by one (OTLP,
+ * hooks), because those are per call and exact, and both would count every token twice.
  */
 function usageRecord(u: StreamUsageReport, scope: string, base: Base): BeaconRecord {
-  if (u.scope === 'call') {
-    const r = base('model.invoked', 'model', callEventId(scope, 'model.invoked', u.callId ?? freshEventId()), 'Model call (from the stream)');
-    r.gen_ai = { usage: u.usage };
-    r.raw = { stream_usage: u.reported };
-    return r;
-  }
-  const r = base('usage.reported', 'usage', contentEventId(JSON.stringify(['stream-run-usage', scope, u.reported])), 'Run usage reported by the stream');
+  const r = base('usage.reported', 'usage', contentEventId(JSON.stringify(['stream-usage', scope, u.scope, u.callId ?? '', u.reported])), u.scope === 'run' ? 'Run usage reported by the stream' : 'Model call usage reported by the stream');
   r.gen_ai = { usage: u.usage };
-  r.raw = { usage_scope: 'run', stream_usage: u.reported, authoritative: 'model calls recorded one by one; this run report counts only for a session with none' };
+  r.raw = { usage_scope: u.scope, stream_usage: u.reported, authoritative: 'model calls recorded one by one (OTLP, hooks); this report counts only for a session with none' };
   return r;
 }
 

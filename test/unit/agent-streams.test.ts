@@ -25,7 +25,7 @@ const BAD = ['{"type":"assistant","message":', j({ type: 'brand_new_record', x: 
 
 describe('beacon stream: every agent through one registry', () => {
   it('lists goose and the other agents, each once', () => {
-    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'copilot-cli']);
+    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli']);
   });
 });
 
@@ -170,5 +170,29 @@ describe('copilot-cli --output-format json', () => {
     assert.ok(harness(evs).every((h) => h.sessionId === C && Object.keys(h)[1] === 'sessionId'));
     assert.deepEqual(harness(evs)[1], { timestamp: '2026-12-02T01:12:02.615Z', sessionId: C, type: 'command', command: 'touch x && ls /nonexistent-dir', exitCode: 2, isSuccess: false });
     assert.equal(evs.filter((e) => e.detail.usageReport).length, 0, 'no usage in this stream');
+  });
+});
+
+describe('opencode run --format json', () => {
+  const S = 'ses_dcbaadfbeffeb3674VG3kNuTB2';
+  const line = (type: string, part: object, at = 1796174334397) => j({ type, timestamp: at, sessionID: S, part: { sessionID: S, ...part } });
+  const lines = [
+    line('step_start', { id: 'prt_1', messageID: 'msg_1', type: 'step-start' }, 1796174333488),
+    line('tool_use', { type: 'tool', tool: 'write', callID: 'call_beacon_0001', messageID: 'msg_1', state: { status: 'completed', input: { filePath: '/w/note.txt', content: 'hello\n' }, metadata: { filepath: '/w/note.txt', exists: false } } }),
+    line('step_finish', { id: 'prt_2', reason: 'tool-calls', messageID: 'msg_1', tokens: { total: 1240, input: 900, output: 32, reasoning: 8, cache: { write: 0, read: 300 } }, cost: 0 }),
+    line('tool_use', { type: 'tool', tool: 'bash', callID: 'call_beacon_0002', messageID: 'msg_2', state: { status: 'completed', input: { command: 'touch x && ls /nonexistent-dir' }, metadata: { exit: 2 } } }, 1796174335916),
+    line('text', { id: 'prt_4', messageID: 'msg_3', text: 'The command printed beacon-lab. Done.' }, 1796174336000),
+    ...BAD,
+    line('step_finish', { id: 'prt_5', reason: 'stop', messageID: 'msg_3', tokens: { input: 500, output: 20, reasoning: 5, cache: { write: 0, read: 1000 } }, cost: 0 }),
+  ];
+
+  it('each tool once, finished (exit 2 in metadata is a failure); each step\'s tokens (input and output without cache and reasoning) as the stream\'s report of that call', () => {
+    const evs = parse('opencode', lines);
+    assert.deepEqual(types(evs), ['write', 'command', 'agent', 'unknown', 'unknown']);
+    assert.ok(harness(evs).every((h) => h.sessionId === S));
+    assert.deepEqual(harness(evs)[1], { timestamp: '2026-12-02T01:18:55.916Z', sessionId: S, type: 'command', command: 'touch x && ls /nonexistent-dir', exitCode: 2, isSuccess: false });
+    const calls = evs.filter((e) => e.detail.usageReport?.scope === 'call').map((e) => e.detail.usageReport!.usage);
+    assert.deepEqual(calls, [{ input_tokens: 900, output_tokens: 40, cache_read: { input_tokens: 300 }, reasoning: { output_tokens: 8 } }, { input_tokens: 500, output_tokens: 25, cache_read: { input_tokens: 1000 }, reasoning: { output_tokens: 5 } }]);
+    assert.deepEqual(records('opencode', evs).filter((r) => r.event.action === 'usage.reported').map((r) => r.raw?.usage_scope), ['call', 'call']);
   });
 });

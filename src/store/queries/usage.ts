@@ -88,15 +88,15 @@ function callParts(db: Database.Database, filter: UsageFilter, by: UsageGrouping
 }
 
 /**
- * A run's totals from an agent's stream (Codex's turn, Gemini's and Claude's result: `usage.reported`
- * with usage_scope run) stand in for the run's model calls only when none of its session's calls
- * arrived one by one — from OTLP, hooks or a stream: per-call records are exact, and counting both
- * would count every token twice. A report without a session joins nothing and is counted. Not model
+ * Usage an agent's stream reported (`usage.reported` with usage_scope run — Codex's turn, Gemini's
+ * and Claude's result — or call, opencode's steps) stands in for the session's model calls only when
+ * none of them arrived one by one (`model.invoked`, from OTLP or hooks): per-call records are exact,
+ * and counting both would count every token twice. A report without a session joins nothing and is counted. Not model
  * calls: they add tokens, no calls. (goose's session-cumulative `complete` reports are never added.)
  */
 function runReportsPart(filter: UsageFilter, by: UsageGrouping): Part {
   const { where, params } = eventWhere(filter, 'usage.reported');
-  where.push(`json_extract(record, '$.raw.usage_scope') = 'run'`);
+  where.push(`json_extract(record, '$.raw.usage_scope') IN ('run', 'call')`);
   where.push(`(session_id IS NULL OR NOT EXISTS (SELECT 1 FROM events calls WHERE calls.session_id = reports.session_id AND calls.action = 'model.invoked'))`);
   const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${RUN_REPORT_SUMS_SQL}
     FROM events AS reports WHERE ${where.join(' AND ')}
@@ -172,7 +172,7 @@ export interface StreamReport {
 
 /** goose's stream `complete` reports (session-cumulative, with a reported cost), newest first; other agents' run reports are counted in queryUsage. */
 export function queryStreamReports(db: Database.Database, filter: UsageFilter, limit = 20): { count: number; latest: StreamReport[] } {
-  const where = ["action = 'usage.reported'", "json_extract(record, '$.raw.usage_scope') IS NOT 'run'"];
+  const where = ["action = 'usage.reported'", "coalesce(json_extract(record, '$.raw.usage_scope'), '') NOT IN ('run', 'call')"];
   const params: unknown[] = [];
   if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
   if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
