@@ -1,3 +1,5 @@
+import type { Usage } from './record';
+
 /**
  * The normalized harness event contract (one JSON object per line): `timestamp`, optional
  * `sessionId`, `type`, then the type's fields in camelCase.
@@ -25,12 +27,28 @@ export interface StreamDetail {
   provider?: string;
   tool?: { callId: string; name: string; arguments: unknown; answered: boolean; failed: boolean; exitCode?: number };
   usage?: StreamUsage;
+  /** token usage another agent's stream reported, already in Beacon's disjoint buckets */
+  usageReport?: StreamUsageReport;
   /** goose asked the user to confirm a tool call, or the user answered (goose's Permission, snake_case) */
   approval?: { callId: string; toolName?: string; arguments?: unknown; prompt?: string; decision?: string };
   /** when goose said it (for events that print nothing) */
   timestamp?: string;
   /** a harness event with no Beacon record (an MCP notification's known shapes) */
   unrecorded?: boolean;
+}
+
+/**
+ * Usage from an agent's stream: a whole run's totals (`run`: Codex's turn, Gemini's and Claude's
+ * result) or one model call's (`call`: opencode's step_finish). Recorded as `usage.reported`, which
+ * token-usage counts only for a session none of whose model calls arrived one by one.
+ */
+export interface StreamUsageReport {
+  scope: 'run' | 'call';
+  usage: Usage;
+  /** the stream's own numbers, kept in the record's raw (what Beacon's buckets were computed from) */
+  reported: Record<string, unknown>;
+  /** the stream's id of the model call (scope call) */
+  callId?: string;
 }
 
 /** goose's `complete` record: flat, session-cumulative token counts and a reported cost. */

@@ -22,8 +22,12 @@ const TOOLS: Readonly<Record<string, (a: Args) => ToolUse>> = {
   grep_search: (a) => ({ kind: 'tree', path: asString(a.path) ?? asString(a.dir_path) }),
 };
 
-export function classifyGeminiStyleTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+export function geminiStyleToolUse(name: string, input: unknown): ToolUse {
   const args = typeof input === 'object' && input !== null ? (input as Args) : {};
   // own keys only: a tool named `__proto__` or `toString` comes from the wire and is just another tool
-  return classifyToolUse(name, Object.hasOwn(TOOLS, name) ? TOOLS[name]!(args) : { kind: 'other', fidelity: 'observed' }, options);
+  return Object.hasOwn(TOOLS, name) ? TOOLS[name]!(args) : { kind: 'other', fidelity: 'observed' };
+}
+
+export function classifyGeminiStyleTool(name: string, input: unknown, options: ClassifyOptions = {}): ToolOutcome {
+  return classifyToolUse(name, geminiStyleToolUse(name, input), options);
 }

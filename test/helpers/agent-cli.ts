@@ -124,7 +124,8 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
   mkdirSync(o.home, { recursive: true });
   mkdirSync(o.workdir, { recursive: true });
   const plan = PLANS[name](found.path, o);
-  if (o.flags?.length) plan.argv.splice(plan.argv.indexOf(found.path) + (name === 'codex' ? 2 : 1), 0, ...o.flags);
+  // opencode's flags go to its `run` (runOpencode), not to the server
+  if (o.flags?.length && name !== 'opencode') plan.argv.splice(plan.argv.indexOf(found.path) + (name === 'codex' ? 2 : 1), 0, ...o.flags);
   if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k) && !LAB_TIMING.has(k)) delete plan.env[k];
   for (const [file, text] of Object.entries(plan.files)) {
     mkdirSync(dirname(file), { recursive: true });
@@ -424,7 +425,7 @@ async function runOpencode(bin: string, o: AgentRunOptions, plan: Plan, timeoutM
     stdout: r.stdout,
     stderr: `${r.stderr}\n--- opencode serve (SIGTERM at +${sigtermAt ?? '?'} ms, exit ${serverExit?.code ?? '-'}${serverExit?.signal ? `, ${serverExit.signal}` : ''} at +${Date.now() - started} ms) stdout:\n${sOut}\n--- stderr:\n${sErr}`,
     durationMs: Date.now() - started,
-    command: [...plan.argv, '&&', bin, 'run', '--attach', url ?? '<server url>', '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT],
+    command: [...plan.argv, '&&', bin, 'run', ...(o.flags ?? []), '--attach', url ?? '<server url>', '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT],
     env: plan.env,
     files: plan.files,
   });
@@ -433,7 +434,7 @@ async function runOpencode(bin: string, o: AgentRunOptions, plan: Plan, timeoutM
     const e = await exited;
     return record({ code: null, signal: null, timedOut: true, stdout: '', stderr: 'opencode serve printed no "listening on" line' }, e);
   }
-  const run = await runProcess([bin, 'run', '--attach', url, '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT], {
+  const run = await runProcess([bin, 'run', ...(o.flags ?? []), '--attach', url, '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT], {
     cwd: o.workdir,
     env: baseEnv(o.home, OPENCODE_OFFLINE),
     timeoutMs: Math.max(1000, deadline - Date.now()),

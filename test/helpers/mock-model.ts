@@ -20,6 +20,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { shellQuote } from '../../src/model/shell-quote';
 
 export type Wire = 'responses' | 'chat' | 'anthropic' | 'gemini';
 export type Step = 'tool' | 'final' | 'side';
@@ -189,7 +190,9 @@ function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, 
     const usage = step === 'tool' ? MOCK_USAGE.step1 : step === 'final' ? MOCK_USAGE.step2 : MOCK_USAGE.side;
     let call: ToolCall | undefined;
     const write = twoTools && results === 0 ? pickWriteTool(tools) : undefined;
-    if (step === 'tool' && twoTools && results === 0 && !write) {
+    // An agent offered no write tool (Codex with the mock's unknown model slug) writes through its shell, as it did in the facts' capture.
+    const writeByShell = step === 'tool' && twoTools && results === 0 && !write && pickShellTool(tools) ? `printf '%s' ${shellQuote(twoTools.content)} > ${shellQuote(twoTools.path)}` : undefined;
+    if (step === 'tool' && twoTools && results === 0 && !write && !writeByShell) {
       rec.status = 400;
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `mock model: no write tool among ${tools.map((t) => t.name).join(', ')}` } }));
       return;
@@ -206,8 +209,9 @@ function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, 
         return;
       }
       const args = shellArgs(shell.schema);
-      if (twoTools) for (const k of ['cmd', 'command'] as const) if (k in args) args[k] = Array.isArray(args[k]) ? ['bash', '-lc', twoTools.command] : twoTools.command;
-      const second = (id: string) => (twoTools ? id.replace(/1$/, '2') : id);
+      const script = writeByShell ?? twoTools?.command;
+      if (script !== undefined) for (const k of ['cmd', 'command'] as const) if (k in args) args[k] = Array.isArray(args[k]) ? ['bash', '-lc', script] : script;
+      const second = (id: string) => (twoTools && !writeByShell ? id.replace(/1$/, '2') : id);
       call = { name: shell.name, args, id: second(wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID) };
       rec.toolName = call.name;
       rec.toolArgs = call.args;

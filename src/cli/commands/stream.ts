@@ -4,31 +4,35 @@ import { BeaconError } from '../../model/errors';
 import { escapeControls } from '../../model/terminal';
 import { redactValue } from '../../redact/sanitize';
 import { toRows } from '../../ingest/rows';
-import { GooseStreamParser } from '../../sources/goose/stream-json';
 import type { StreamEvent } from '../../model/harness-event';
-import { LineSplitter } from '../../stream/lines';
-import { streamRecord } from '../../sources/goose/stream-record';
+import { LineSplitter, type Line } from '../../stream/lines';
+import { STREAM_ADAPTERS, streamAdapter } from '../../sources/stream-registry';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { PipeOutput, StreamRecorder } from '../stream-recorder';
 
+const AGENTS = STREAM_ADAPTERS.map((a) => a.platform);
+
 export const spec = {
   name: 'beacon stream',
-  summary: 'turn goose stream-json output into harness events (and record them)',
-  usage: 'goose [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]',
-  description: `Reads \`goose run --output-format stream-json\` on stdin. Prints normalized harness events, one JSON
-object per line (--format harness, the default) or the Beacon records (--format beacon), and
-records them in the event log (collection method "stream") unless --no-log. --tee prints goose's
-own lines unchanged instead, so the adapter can sit in a pipeline unnoticed.`,
+  summary: "turn an agent's JSON event stream (goose, Claude Code, Codex, Gemini CLI, Qwen Code…) into harness events (and record them)",
+  usage: `${AGENTS.join('|')} [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]`,
+  description: `Reads an agent's headless JSON event stream on stdin:
+${STREAM_ADAPTERS.map((a) => `  ${a.platform.padEnd(12)} ${a.command}`).join('\n')}
+Prints normalized harness events, one JSON object per line (--format harness, the default) or the
+Beacon records (--format beacon), and records them in the event log (collection method "stream")
+unless --no-log. --tee prints the agent's own lines unchanged instead, so the adapter can sit in a
+pipeline unnoticed. The session is the one the stream names (goose's banner; none with goose run -q)
+unless --session; a run's usage joins that session's OTLP and hook records, counted once.`,
   options: {
     format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
     log: configOption('log'),
     'no-log': { type: 'boolean', help: 'print only, record nothing' },
-    tee: { type: 'boolean', help: "print goose's own lines unchanged instead of harness events" },
-    session: { type: 'string', arg: 'ID', help: "tag the events with this session id (else the one goose's banner prints; none with goose run -q)" },
+    tee: { type: 'boolean', help: "print the agent's own lines unchanged instead of harness events" },
+    session: { type: 'string', arg: 'ID', help: 'tag the events with this session id (else the one the stream names)' },
   },
-  examples: ['goose run -q --output-format stream-json --text "fix the tests" | beacon stream goose', 'goose run -q --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline'],
-  positionals: ['goose'],
+  examples: [...STREAM_ADAPTERS.map((a) => a.example), 'goose run -q --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline'],
+  positionals: AGENTS,
   // it keeps recording when the reader of its stdout goes away
   ownsStdout: true,
 } as const satisfies CommandSpec;
@@ -40,22 +44,22 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
   const parsed = parseCommand(spec, argv, (s) => void io.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values, positionals } = parsed;
-  expectPositional(spec, positionals[0], 'runtime');
+  const adapter = streamAdapter(expectPositional(spec, positionals[0], 'agent'))!;
   const format = values.format ?? 'harness';
   if (format !== 'harness' && format !== 'beacon') throw new BeaconError('usage', `--format must be harness or beacon, got ${format}`);
 
   const recorder = values['no-log'] ? undefined : StreamRecorder.open(resolveEventLogPath(values.log, io.env), io.stderr);
 
-  // Ids are scoped by --session, else by this run: two runs reusing goose's tool call ids never merge.
+  // Ids are scoped by --session (else the stream's own), else by this run: two runs reusing goose's tool call ids never merge.
   const runId = randomUUID();
-  const parser = new GooseStreamParser({ sessionId: values.session });
+  const parser = adapter.createParser({ sessionId: values.session });
   const splitter = new LineSplitter();
   const out = new PipeOutput(io.stdout);
   const write = (line: string) => out.write(`${escapeControls(line)}\n`);
 
   const handle = (events: StreamEvent[]) => {
     for (const ev of events) {
-      const rec = streamRecord(ev, values.session ?? parser.banner.sessionId, runId, parser.banner.workingDirectory);
+      const rec = adapter.record(ev, { sessionId: values.session ?? parser.streamSessionId, runId, workingDirectory: parser.workingDirectory });
       let json: string | undefined;
       if (rec) {
         const r = toRows([rec]);
@@ -75,7 +79,7 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
 
   // Any input line is survivable: one that breaks the parser is reported (by number, never quoted) and skipped.
   let lineNo = 0;
-  const handleLine = (line: Parameters<GooseStreamParser['line']>[0]) => {
+  const handleLine = (line: Line) => {
     lineNo++;
     try {
       handle(parser.line(line));

@@ -7,8 +7,8 @@ import type { Extraction, Source } from '../source';
 import { classifyClaudeTool } from './tools';
 
 /** Anthropic's wire values passed through: input excludes both cache buckets; no reasoning count. */
-const USAGE: UsageSemantics = { inputIncludesCache: false, outputIncludesReasoning: true };
-export const AGENT: Agent = { harness: 'claude-code', usage: USAGE, classifyTool: classifyClaudeTool };
+export const CLAUDE_CODE_USAGE: UsageSemantics = { inputIncludesCache: false, outputIncludesReasoning: true };
+export const AGENT: Agent = { harness: 'claude-code', usage: CLAUDE_CODE_USAGE, classifyTool: classifyClaudeTool };
 
 /**
  * Claude Code: its log records (`claude_code.*`, short name in `event.name`) are the channel read —

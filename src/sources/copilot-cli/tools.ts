@@ -6,7 +6,7 @@ import { asString } from '../attributes';
 type Args = Record<string, unknown>;
 
 /** Copilot CLI's built-in tools (`bash`, `view`, `create`, `edit`, `str_replace_editor`…). */
-function copilotToolUse(name: string, input: unknown): ToolUse {
+export function copilotToolUse(name: string, input: unknown): ToolUse {
   const a = typeof input === 'object' && input !== null ? (input as Args) : {};
   const path = asString(a.path) ?? asString(a.file_path);
   switch (name) {

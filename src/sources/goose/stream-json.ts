@@ -1,6 +1,7 @@
 import { cutDeepNesting } from '../../model/nesting';
 import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
 import type { Line } from '../../stream/lines';
+import type { StreamParser } from '../stream-adapter';
 import { harnessToolEvent } from './stream-tools';
 import { asString } from '../attributes';
 
@@ -56,7 +57,7 @@ const BANNER_FIELD = /^\s+(session id|working directory):\s+(.+?)\s*$/;
  * pending text replaces it, any other is appended; the pending text is flushed when the kind or id
  * changes, at a tool event, at `complete`, at `error` and at the end.
  */
-export class GooseStreamParser {
+export class GooseStreamParser implements StreamParser {
   private pending?: Pending;
   /** goose's startup banner: its session id and working directory, for the run's records */
   readonly banner: GooseBanner = {};
@@ -70,6 +71,15 @@ export class GooseStreamParser {
 
   constructor(options: ParserOptions = {}) {
     this.options = { maxPendingChars: 1024 * 1024, maxOpenTools: 10_000, now: () => new Date(), ...options };
+  }
+
+  /** The session id goose's banner printed (none with `goose run -q`): the stream seam's view of it. */
+  get streamSessionId(): string | undefined {
+    return this.banner.sessionId;
+  }
+
+  get workingDirectory(): string | undefined {
+    return this.banner.workingDirectory;
   }
 
   line(line: Line | string): StreamEvent[] {

@@ -6,7 +6,7 @@ import { asString } from '../attributes';
 type Args = Record<string, unknown>;
 
 /** opencode's built-in tools (`bash`, `edit`, `write`, `read`, `glob`, `grep`, `list`). */
-function opencodeToolUse(name: string, input: unknown): ToolUse {
+export function opencodeToolUse(name: string, input: unknown): ToolUse {
   const a = typeof input === 'object' && input !== null ? (input as Args) : {};
   const path = asString(a.filePath) ?? asString(a.path);
   switch (name) {

@@ -2,7 +2,13 @@ import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
 import { aboveName, BUCKET_COLUMNS } from '../log/usage-cells';
 import type { TokenBuckets, UsageRow } from './usage';
 
-export { USAGE_SUMS_SQL } from '../log/usage-cells';
+import { USAGE_SUMS_SQL } from '../log/usage-cells';
+
+export { USAGE_SUMS_SQL };
+
+/** The same sums over run reports, which are no model calls: they add tokens and cost, never a call. */
+export const RUN_REPORT_SUMS_SQL = USAGE_SUMS_SQL.replace(/^count\(\*\) AS calls,/, '0 AS calls,');
+if (RUN_REPORT_SUMS_SQL === USAGE_SUMS_SQL) throw new Error('USAGE_SUMS_SQL no longer begins with its calls count');
 
 /**
  * Usage rows as readers see them. The sums themselves are defined once, in log/usage-cells.ts

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { hasIndex, hasTable } from './indexes';
 import { CELL_SUMS_SQL, CELLS, QUARTER_HOUR_NS } from '../log/usage-cells';
-import { USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
+import { RUN_REPORT_SUMS_SQL, USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
 
 export type UsageGrouping = 'session' | 'model' | 'provider' | 'harness' | 'hour' | 'day' | 'week' | 'month';
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'session', 'provider', 'harness', 'hour', 'day', 'week', 'month'];
@@ -66,25 +66,47 @@ function groupSql(by: UsageGrouping, cells = false): string {
  * from its usage index alone.
  */
 export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
-  // a log opened read-only that an older Beacon left (v4 or before) has no cells
-  if (!hasTable(db, CELLS.total)) return indexQuery(db, filter, by).run();
-  // The cells' quarter hours [lo, hi): those wholly inside the window.
-  const lo = filter.sinceNs === undefined ? undefined : ceilDiv(filter.sinceNs, QUARTER_HOUR_NS);
-  const hi = filter.untilNs === undefined ? undefined : floorDiv(filter.untilNs, QUARTER_HOUR_NS);
-  if (lo !== undefined && hi !== undefined && lo >= hi) return indexQuery(db, filter, by).run();
-  const parts = [cellsQuery(filter, by, lo, hi)];
-  if (lo !== undefined && lo * QUARTER_HOUR_NS !== filter.sinceNs) parts.push(indexQuery(db, { ...filter, untilNs: lo * QUARTER_HOUR_NS }, by));
-  if (hi !== undefined && hi * QUARTER_HOUR_NS !== filter.untilNs) parts.push(indexQuery(db, { ...filter, sinceNs: hi * QUARTER_HOUR_NS }, by));
+  const parts = [...callParts(db, filter, by), runReportsPart(filter, by)];
   // In the order the rows' GROUP BY gave before v5 (NULL first), which lists show: the cells keep a NULL as x'', last.
   const sql = `SELECT grp, model, provider, ${CELL_SUMS_SQL} FROM (${parts.map((p) => p.sql).join(' UNION ALL ')}) GROUP BY grp, model, provider ORDER BY grp, model, provider`;
   const params = parts.flatMap((p) => p.params);
   return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
 }
 
+/** The model calls' parts of a window: the cells of its whole quarter hours, the rows of its partial edges. */
+function callParts(db: Database.Database, filter: UsageFilter, by: UsageGrouping): Part[] {
+  // a log opened read-only that an older Beacon left (v4 or before) has no cells
+  if (!hasTable(db, CELLS.total)) return [indexQuery(db, filter, by)];
+  // The cells' quarter hours [lo, hi): those wholly inside the window.
+  const lo = filter.sinceNs === undefined ? undefined : ceilDiv(filter.sinceNs, QUARTER_HOUR_NS);
+  const hi = filter.untilNs === undefined ? undefined : floorDiv(filter.untilNs, QUARTER_HOUR_NS);
+  if (lo !== undefined && hi !== undefined && lo >= hi) return [indexQuery(db, filter, by)];
+  const parts = [cellsQuery(filter, by, lo, hi)];
+  if (lo !== undefined && lo * QUARTER_HOUR_NS !== filter.sinceNs) parts.push(indexQuery(db, { ...filter, untilNs: lo * QUARTER_HOUR_NS }, by));
+  if (hi !== undefined && hi * QUARTER_HOUR_NS !== filter.untilNs) parts.push(indexQuery(db, { ...filter, sinceNs: hi * QUARTER_HOUR_NS }, by));
+  return parts;
+}
+
+/**
+ * Usage an agent's stream reported (`usage.reported` with usage_scope run — Codex's turn, Gemini's
+ * and Claude's result — or call, opencode's steps) stands in for the session's model calls only when
+ * none of them arrived one by one (`model.invoked`, from OTLP or hooks): per-call records are exact,
+ * and counting both would count every token twice. A report without a session joins nothing and is counted. Not model
+ * calls: they add tokens, no calls. (goose's session-cumulative `complete` reports are never added.)
+ */
+function runReportsPart(filter: UsageFilter, by: UsageGrouping): Part {
+  const { where, params } = eventWhere(filter, 'usage.reported');
+  where.push(`json_extract(record, '$.raw.usage_scope') IN ('run', 'call')`);
+  where.push(`(session_id IS NULL OR NOT EXISTS (SELECT 1 FROM events calls WHERE calls.session_id = reports.session_id AND calls.action = 'model.invoked'))`);
+  const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${RUN_REPORT_SUMS_SQL}
+    FROM events AS reports WHERE ${where.join(' AND ')}
+    GROUP BY grp, model, provider`;
+  return { sql, params };
+}
+
 interface Part {
   sql: string;
   params: unknown[];
-  run(): UsageRow[];
 }
 
 /**
@@ -98,7 +120,7 @@ function indexQuery(db: Database.Database, filter: UsageFilter, by: UsageGroupin
   const sql = `SELECT ${groupSql(by)} AS grp, model, provider, ${USAGE_SUMS_SQL}
     FROM events ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}
     GROUP BY grp, model, provider`;
-  return { sql, params, run: () => (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow) };
+  return { sql, params };
 }
 
 /**
@@ -106,7 +128,7 @@ function indexQuery(db: Database.Database, filter: UsageFilter, by: UsageGroupin
  * as `modelCallWhere`). Grouped by the cells' own columns, so usage by session follows the session
  * cells' key order; NULLs come back from their x'' (usage-cells.ts).
  */
-function cellsQuery(filter: UsageFilter, by: UsageGrouping, lo: bigint | undefined, hi: bigint | undefined): Omit<Part, 'run'> {
+function cellsQuery(filter: UsageFilter, by: UsageGrouping, lo: bigint | undefined, hi: bigint | undefined): Part {
   const where = ['1'];
   const params: unknown[] = [];
   if (lo !== undefined) (where.push('bucket >= ?'), params.push(lo));
@@ -128,7 +150,12 @@ const ceilDiv = (a: bigint, b: bigint) => -floorDiv(-a, b);
 
 /** The model calls a usage filter selects, as SQL conditions (shared with the latency query). */
 export function modelCallWhere(filter: UsageFilter): { where: string[]; params: unknown[] } {
-  const where = ["action = 'model.invoked'"];
+  return eventWhere(filter, 'model.invoked');
+}
+
+/** A literal action, never a parameter: the partial indexes (`WHERE action = 'model.invoked'`) serve only a query that names it. */
+function eventWhere(filter: UsageFilter, action: 'model.invoked' | 'usage.reported'): { where: string[]; params: unknown[] } {
+  const where = [`action = '${action}'`];
   const params: unknown[] = [];
   if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
   if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
@@ -143,9 +170,9 @@ export interface StreamReport {
   record: string;
 }
 
-/** goose's stream `complete` reports (session-cumulative, with a reported cost), newest first. */
+/** goose's stream `complete` reports (session-cumulative, with a reported cost), newest first; other agents' run reports are counted in queryUsage. */
 export function queryStreamReports(db: Database.Database, filter: UsageFilter, limit = 20): { count: number; latest: StreamReport[] } {
-  const where = ["action = 'usage.reported'"];
+  const where = ["action = 'usage.reported'", "coalesce(json_extract(record, '$.raw.usage_scope'), '') NOT IN ('run', 'call')"];
   const params: unknown[] = [];
   if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
   if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
