@@ -32,18 +32,24 @@ const agentHookArguments = (c: AgentHookCall) => `set -- --platform ${shellQuote
 
 const WORD = String.raw`'(?:[^']|'\\'')*'`;
 const unquote = (word: string) => word.slice(1, -1).replace(/'\\''/g, "'");
-const SHAPE = new RegExp(`^set -- --platform (${WORD}) --log (${WORD}) --config (${WORD}) (${WORD}); trap 'exit 0' EXIT; \\[ -r (${WORD}) \\]`);
+const SHAPE = new RegExp(`^set -- --platform (${WORD}) --log (${WORD}) --config (${WORD}) (${WORD}); (?:trap 'exit 0' EXIT; )?(?:\\( )?\\[ -r (${WORD}) \\]`);
 
 /**
- * The call read back when the command is, character for character, one `agentHookCommand` writes;
- * anything else (a command edited by hand, another tool's) is not Beacon's: install refuses to
- * replace it without --force, uninstall leaves it, doctor names it.
+ * The form the first installs of this command wrote (the guard on the launcher alone, in a subshell,
+ * the fast path goose's only): still Beacon's, so install replaces it and uninstall removes it.
+ */
+const earlierAgentHookCommand = (c: AgentHookCall) => `${agentHookArguments(c)}; ( ${sourceLauncherChecked(c.launcher)} ); exit 0`;
+
+/**
+ * The call read back when the command is, character for character, one `agentHookCommand` writes
+ * or wrote; anything else (a command edited by hand, another tool's) is not Beacon's: install
+ * refuses to replace it without --force, uninstall leaves it, doctor names it.
  */
 export function parseAgentHookCommand(command: string): AgentHookCall | undefined {
   const m = SHAPE.exec(command);
   if (!m) return undefined;
   const call: AgentHookCall = { platform: unquote(m[1]!), log: unquote(m[2]!), config: unquote(m[3]!), event: unquote(m[4]!), launcher: unquote(m[5]!) };
-  return agentHookCommand(call) === command ? call : undefined;
+  return agentHookCommand(call) === command || earlierAgentHookCommand(call) === command ? call : undefined;
 }
 
 /** A command that looks like one Beacon wrote (its launcher's `--platform` shape) without being one exactly: edited by hand, or an older form. */
