@@ -3,10 +3,11 @@
  * `node -e 0` measured in the same run, interleaved so machine noise hits both alike.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { hookCommandLine } from '../src/setup/hooks-file';
-import { renderLauncher } from '../src/setup/launcher';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_HOOKS, hookInstallTree, installedHookCommand, type AgentHooks } from '../test/helpers/agent-hook-payloads';
 import { startCollector } from '../test/helpers/daemon';
 import { HOOKS_BIN, tempDir } from '../test/helpers/paths';
 import { memoryMb } from './measure';
@@ -47,56 +48,91 @@ export async function benchHooks(runs = 40): Promise<Record<string, number>> {
 }
 
 /**
- * The launcher goose runs, as goose runs it (`sh -c`, payload on stdin): the fast path through a
- * running collector against a bare `sh -c 'curl …'` POST of the same payload, and the fallback
- * (collector stopped) against a bare `node -e 0`, each pair interleaved in the same run.
+ * The hook command each agent runs, as `beacon install <agent>` writes it and the agent runs it
+ * (`sh -c`, the payload on stdin): the fast path through a running collector, one row per agent
+ * (its pre-tool event: the one the agent waits for), against a bare `sh -c 'curl …'` POST of the
+ * same payload to the same route (the collector's own work in both), interleaved A/B in the same
+ * run so the machine's load hits both alike. Beside them Claude Code's `type: "http"` hook: no
+ * process at all, the request alone (Claude keeps its connection alive), against the same curl.
+ * Then the fallback (collector stopped) against a bare `node -e 0`.
  */
-export async function benchHookLauncher(runs = 40): Promise<Record<string, number>> {
-  const dir = tempDir('bench-launcher-');
-  const log = join(dir, 'events.db');
-  const c = await startCollector({ log });
-  // where install puts it: the hook command sources it only under directories of the user's alone
-  const launcher = join(dir, 'endpoint', 'bin', 'beacon-hooks');
-  mkdirSync(dirname(launcher), { recursive: true, mode: 0o700 });
-  writeFileSync(launcher, renderLauncher(process.execPath, HOOKS_BIN), { mode: 0o755 });
-  // the command line `beacon install goose` writes into hooks.json, run as goose runs it
-  const hookCmd = hookCommandLine(launcher, log, '/nonexistent', 'pre-tool');
-  const curlCmd = `curl -s -o /dev/null --noproxy '*' -H 'Content-Type: application/json' --data-binary @- ${c.url}/health`;
-  const payload = (i: number) => JSON.stringify({ event: 'PreToolUse', session_id: 'bench', tool_call_id: `f${i}`, tool_name: 'developer__shell', tool_input: { command: 'cargo test' }, working_dir: dir });
-  const bareCurl: number[] = [];
-  const fast: number[] = [];
+export async function benchHookLauncher(runs = 60): Promise<Record<string, number>> {
+  const tree = hookInstallTree(process.execPath);
+  const c = await startCollector({ log: tree.log });
+  const token = readFileSync(join(tree.base, 'hook-token'), 'utf8').trim().split(': ')[1]!;
+  const bareCurl = (path: string) => `curl -s --noproxy '*' -H @'${join(tree.base, 'hook-token')}' -H 'Content-Type: application/json' -H 'X-Beacon-Log: ${tree.log}' --data-binary @- ${c.url}/v1/hooks/${path}`;
+  const rows = AGENT_HOOKS.map((a) => ({ agent: a, hook: installedHookCommand(tree, a.platform, a.pre[0]), bare: bareCurl(`${a.platform}/${a.pre[0]}`), hookMs: [] as number[], bareMs: [] as number[] }));
+  const payload = (a: AgentHooks, i: number) => JSON.stringify(a.pre[1]('cargo test', `bench_${i}`));
   // The first hook after a start finds the writer and checkpointer threads not yet running (as after
   // 15 idle minutes): timed apart, with what the two threads cost in RSS; the runs below are warm.
   const rssMb = () => memoryMb(c.proc.pid!).rss;
   const idleRssMb = rssMb();
-  const coldHookMs = time('sh', ['-c', hookCmd], payload(-1));
-  // a refused launcher answers fast too (exit 0, nothing said): only a recorded hook is timed
-  const answer = spawnSync('sh', ['-c', hookCmd], { input: payload(-2), encoding: 'utf8' });
-  if (answer.stdout !== '{"decision":"allow"}') throw new Error(`the hook did not answer: ${answer.stderr}`);
+  const goose = rows[0]!;
+  const coldHookMs = time('sh', ['-c', goose.hook], payload(goose.agent, -1));
   const warmRssMb = rssMb();
-  for (let i = 0; i < runs; i++) {
-    bareCurl.push(time('sh', ['-c', curlCmd], payload(i)));
-    fast.push(time('sh', ['-c', hookCmd], payload(i)));
+  // a refused or fallen-back hook answers fast too: check every one is recorded by the collector
+  const before = await hooksReceived(c.url);
+  for (const r of rows) {
+    const answer = spawnSync('sh', ['-c', r.hook], { input: payload(r.agent, -2), encoding: 'utf8' });
+    if (answer.status !== 0 || answer.stderr !== '') throw new Error(`${r.agent.platform}'s hook did not answer: ${answer.stderr}`);
   }
+  if ((await hooksReceived(c.url)) !== before + rows.length) throw new Error('a hook was not recorded on the fast path');
+  const claude = rows.find((r) => r.agent.platform === 'claude-code')!;
+  const http = new Agent({ keepAlive: true });
+  const httpMs: number[] = [];
+  const httpBareMs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    for (const r of rows) {
+      r.bareMs.push(time('sh', ['-c', r.bare], payload(r.agent, i)));
+      r.hookMs.push(time('sh', ['-c', r.hook], payload(r.agent, i)));
+    }
+    httpBareMs.push(time('sh', ['-c', claude.bare], payload(claude.agent, runs + i)));
+    httpMs.push(await postHook(http, `${c.url}/v1/hooks/claude-code/PreToolUse`, token, tree.log, payload(claude.agent, 2 * runs + i)));
+  }
+  http.destroy();
   await c.stop();
   const bareNode: number[] = [];
   const fallback: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < Math.min(runs, 40); i++) {
     bareNode.push(time(process.execPath, ['-e', '0'], ''));
-    fallback.push(time('sh', ['-c', hookCmd], payload(runs + i)));
+    fallback.push(time('sh', ['-c', goose.hook], payload(goose.agent, 3 * runs + i)));
   }
-  const r = {
-    bareCurlP50Ms: pct(bareCurl, 0.5), bareCurlP90Ms: pct(bareCurl, 0.9),
-    fastHookP50Ms: pct(fast, 0.5), fastHookP90Ms: pct(fast, 0.9),
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const r: Record<string, number> = { coldHookMs, idleRssMb, warmRssMb, hookBenchLoadAvg: Number(load.split(' ')[0]) };
+  console.log(`hook fast path per agent, the command \`beacon install\` writes run as the agent runs it (sh -c), its pre-tool event, against a bare sh -c 'curl …' POST of the same payload to the same route, ${runs} runs each, interleaved (load average ${load} on ${cpus().length} cores):`);
+  for (const row of rows) {
+    const key = row.agent.platform.replace(/-(.)/g, (_m, ch: string) => ch.toUpperCase());
+    const [h50, h99, b50, b99] = [pct(row.hookMs, 0.5), pct(row.hookMs, 0.99), pct(row.bareMs, 0.5), pct(row.bareMs, 0.99)];
+    Object.assign(r, { [`${key}HookP50Ms`]: h50, [`${key}HookP99Ms`]: h99, [`${key}BareCurlP50Ms`]: b50, [`${key}BareCurlP99Ms`]: b99, [`${key}HookRatio`]: h50 / b50 });
+    console.log(`  ${row.agent.platform.padEnd(12)} ${row.agent.pre[0].padEnd(20)} p50 ${h50.toFixed(1)} ms, p99 ${h99.toFixed(1)} ms vs bare curl p50 ${b50.toFixed(1)} ms, p99 ${b99.toFixed(1)} ms = ${(h50 / b50).toFixed(2)}× (p99 ${(h99 / b99).toFixed(2)}×)`);
+  }
+  const [x50, x99, y50, y99] = [pct(httpMs, 0.5), pct(httpMs, 0.99), pct(httpBareMs, 0.5), pct(httpBareMs, 0.99)];
+  Object.assign(r, { claudeHttpHookP50Ms: x50, claudeHttpHookP99Ms: x99, claudeHttpBareCurlP50Ms: y50, claudeHttpHookRatio: x50 / y50 });
+  console.log(`  claude-code  type: "http" (no process: the POST alone, keep-alive) p50 ${x50.toFixed(1)} ms, p99 ${x99.toFixed(1)} ms vs bare curl p50 ${y50.toFixed(1)} ms, p99 ${y99.toFixed(1)} ms = ${(x50 / y50).toFixed(2)}× (p99 ${(x99 / y99).toFixed(2)}×)`);
+  Object.assign(r, {
     bareNodeP50MsFallbackRun: pct(bareNode, 0.5), bareNodeP90MsFallbackRun: pct(bareNode, 0.9),
     fallbackHookP50Ms: pct(fallback, 0.5), fallbackHookP90Ms: pct(fallback, 0.9),
-    coldHookMs, idleRssMb, warmRssMb,
-  };
+  });
   console.log(
-    `hook launcher, sh -c as goose runs it (${runs} runs each, interleaved): fast path p50 ${r.fastHookP50Ms.toFixed(1)} ms, p90 ${r.fastHookP90Ms.toFixed(1)} ms ` +
-      `vs bare sh+curl p50 ${r.bareCurlP50Ms.toFixed(1)} ms, p90 ${r.bareCurlP90Ms.toFixed(1)} ms = ${(r.fastHookP50Ms / r.bareCurlP50Ms).toFixed(2)}× (p90 ${(r.fastHookP90Ms / r.bareCurlP90Ms).toFixed(2)}×); ` +
-      `fallback (collector stopped) p50 ${r.fallbackHookP50Ms.toFixed(1)} ms, p90 ${r.fallbackHookP90Ms.toFixed(1)} ms vs bare node -e 0 p50 ${r.bareNodeP50MsFallbackRun.toFixed(1)} ms = ${(r.fallbackHookP50Ms / r.bareNodeP50MsFallbackRun).toFixed(2)}× (p90 ${(r.fallbackHookP90Ms / r.bareNodeP90MsFallbackRun).toFixed(2)}×); ` +
+    `  fallback (collector stopped, goose) p50 ${r.fallbackHookP50Ms!.toFixed(1)} ms, p90 ${r.fallbackHookP90Ms!.toFixed(1)} ms vs bare node -e 0 p50 ${r.bareNodeP50MsFallbackRun!.toFixed(1)} ms = ${(r.fallbackHookP50Ms! / r.bareNodeP50MsFallbackRun!).toFixed(2)}× (p90 ${(r.fallbackHookP90Ms! / r.bareNodeP90MsFallbackRun!).toFixed(2)}×); ` +
       `the first hook after the collector starts (its threads not yet running) ${coldHookMs.toFixed(1)} ms, collector RSS ${idleRssMb.toFixed(1)} → ${warmRssMb.toFixed(1)} MB with them`,
   );
   return r;
+}
+
+async function hooksReceived(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/health`)).json()) as { hooks: { received: number } }).hooks.received;
+}
+
+/** One POST as Claude Code's http hook sends it (its headers, a kept-alive connection), timed to the end of the reply. */
+function postHook(agent: Agent, url: string, token: string, log: string, body: string): Promise<number> {
+  const t = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-beacon-hook-token': token, 'x-beacon-log': log } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`http hook: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -24,23 +24,26 @@ export const REGISTRATIONS: [event: string, sub: string, timeout: number][] = [
 
 /**
  * What goose runs (`sh -c`): the launcher *sourced* by that shell with the arguments set first, not
- * executed — one /bin/sh start less on every hook (≈ 0.7 ms of a ≈ 11 ms fast path, more under
- * load) — and only once the shell has checked it is the user's alone (launcher-guard.ts): another
- * user who could write `~/.beacon/endpoint` would otherwise run their file as the user (issue 29).
+ * executed — one /bin/sh start less on every hook — and only once the shell has checked it, and what
+ * its fast path trusts, are the user's alone (launcher-guard.ts): another user who could write
+ * `~/.beacon/endpoint` would otherwise run their file as the user, or be handed the hook (issue 29).
  */
 export function hookCommandLine(hooksBin: string, log: string, config: string, sub: string): string {
-  return `${hookArguments(log, config, sub)}; ${sourceLauncherChecked(hooksBin)}`;
+  return `${hookArguments(log, config, sub)}; ${sourceLauncherChecked(hooksBin, log)}`;
 }
 
 const hookArguments = (log: string, config: string, sub: string) => `set -- --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`;
 
 /**
- * The forms earlier installs wrote, which sourced or executed the launcher unchecked: recognized,
- * so that `beacon install goose` replaces them and doctor names them; never written again.
+ * The forms earlier installs wrote: recognized, so that `beacon install goose` replaces them and
+ * doctor names them; never written again. The first checked the launcher only, not what its fast
+ * path trusted, and ran its `find` before reading the payload rather than beside it; the others
+ * sourced or executed the launcher unchecked.
  */
-const EARLIER_FORMS = [
-  (bin: string, log: string, config: string, sub: string) => `${hookArguments(log, config, sub)}; [ -r ${shellQuote(bin)} ] && . ${shellQuote(bin)}`,
-  (bin: string, log: string, config: string, sub: string) => `${shellQuote(bin)} --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`,
+const EARLIER_FORMS: { form: (bin: string, log: string, config: string, sub: string) => string; checked: boolean }[] = [
+  { form: (bin, log, config, sub) => `${hookArguments(log, config, sub)}; ${sourceLauncherChecked(bin)}`, checked: true },
+  { form: (bin, log, config, sub) => `${hookArguments(log, config, sub)}; [ -r ${shellQuote(bin)} ] && . ${shellQuote(bin)}`, checked: false },
+  { form: (bin, log, config, sub) => `${shellQuote(bin)} --platform goose --log ${shellQuote(log)} --config ${shellQuote(config)} ${sub}`, checked: false },
 ];
 
 /** A hook command Beacon wrote, read back: what it runs, with which arguments, and whether it checks the launcher first. */
@@ -69,7 +72,8 @@ export function parseHookCommand(command: string): HookCommand | undefined {
   if (!args || !bin) return undefined;
   const [launcher, log, config, sub] = [unquote(bin[1] ?? bin[2]!), unquote(args[1]!), unquote(args[2]!), args[3]!];
   if (command === hookCommandLine(launcher, log, config, sub)) return { launcher, log, config, sub, checked: true };
-  if (EARLIER_FORMS.some((form) => command === form(launcher, log, config, sub))) return { launcher, log, config, sub, checked: false };
+  const earlier = EARLIER_FORMS.find(({ form }) => command === form(launcher, log, config, sub));
+  if (earlier) return { launcher, log, config, sub, checked: earlier.checked };
   return undefined;
 }
 

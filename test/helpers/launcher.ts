@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
 import { BEACON_BIN, tempDir } from './paths';
 
 /** goose's hook commands as `beacon install goose` wrote them, pointed at one log, and goose's environment. */
@@ -27,7 +28,12 @@ export function installGooseHooks(port: number, log: string, pinnedNode = proces
   writeFileSync(launcher, readFileSync(launcher, 'utf8').replace(/^node=.*$/m, `node='${pinnedNode}'`));
   const hooks = JSON.parse(readFileSync(join(home, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json'), 'utf8')).hooks as Record<string, { hooks: { command: string }[] }[]>;
   const commands: Record<string, string> = {};
-  for (const [event, rules] of Object.entries(hooks)) commands[event] = rules[0]!.hooks[0]!.command.replace(/--log '[^']*'/, `--log '${log}'`);
+  for (const [event, rules] of Object.entries(hooks)) {
+    // re-rendered, not edited: the command names the log's files too (what its fast path trusts)
+    const c = parseHookCommand(rules[0]!.hooks[0]!.command);
+    assert.ok(c?.checked, rules[0]!.hooks[0]!.command);
+    commands[event] = hookCommandLine(c.launcher, log, c.config, c.sub);
+  }
   return { env, commands };
 }
 

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { processStartTime } from '../../src/config/collector-address';
+import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';
@@ -39,9 +40,14 @@ function install(port: number, node = process.execPath): Installed {
   return { home, log, env, commands };
 }
 
-/** The installed hook commands with their `--log` pointed at `log` (the collector's, or another one). */
+/** The installed hook commands with their `--log` pointed at `log` (the collector's, or another one), as install would write them for it. */
 function pointedAt(inst: Installed, log: string): Installed {
-  return { ...inst, log, commands: Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, v.replace(/--log '[^']*'/, `--log '${log}'`)])) };
+  const repointed = (command: string) => {
+    const c = parseHookCommand(command);
+    assert.ok(c?.checked, command);
+    return hookCommandLine(c.launcher, log, c.config, c.sub);
+  };
+  return { ...inst, log, commands: Object.fromEntries(Object.entries(inst.commands).map(([k, v]) => [k, repointed(v)])) };
 }
 
 /** Runs a hook exactly as goose does: `sh -c <command>`, JSON on stdin, goose's environment. */

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
+import { sourceLauncherChecked } from '../../src/setup/launcher-guard';
 import { tempDir } from '../helpers/paths';
 
 /** A launcher where install puts it (`<base>/bin/beacon-hooks`), under a base whose name needs quoting; it leaves a marker when it runs. */
@@ -32,6 +33,10 @@ describe('the hook command line goose runs', () => {
     const q = `'/home/o'\\''brien/.beacon/endpoint/bin/beacon-hooks'`;
     const sourced = `set -- --platform goose --log '/l/events.db' --config '/l/config.json' stop; [ -r ${q} ] && . ${q}`;
     assert.deepEqual(parseHookCommand(sourced), { ...want, sub: 'stop', checked: false });
+    // the guarded form written before the fast path's files were checked too: Beacon's, checked, replaced by install
+    const guarded = `set -- --platform goose --log '/l/events.db' --config '/l/config.json' pre-tool; ${sourceLauncherChecked(launcher)}`;
+    assert.deepEqual(parseHookCommand(guarded), { ...want, sub: 'pre-tool', checked: true });
+    assert.notEqual(guarded, hookCommandLine(launcher, '/l/events.db', '/l/config.json', 'pre-tool'));
     const executed = `${q} --platform goose --log '/l/events.db' --config '/l/config.json' post-tool`;
     assert.deepEqual(parseHookCommand(executed), { ...want, sub: 'post-tool', checked: false });
     // more in it, or another spelling, and it is not Beacon's (doctor and install call it foreign)
