@@ -1,14 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import type { EventLog } from '../store/log/event-log';
-import { openLogReadonly } from './read-log';
-import { inspectLog } from '../store/log/log-file';
 import { detectAgent, shellRc } from './agent-detect';
 import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
-import { TEST_SESSION_PREFIX } from './send-test';
+import { agentEventStats, hookEventChecks, lastEventCheck, type AgentEventStats } from './agent-hook-events';
+import { agentHookChecks, type HookDoctorContext } from './agent-hook-checks';
 
 /** The agent's settings as it reads them: project scope over user scope, per key. */
 export interface AgentSettings {
@@ -36,7 +34,7 @@ export function agentValues(spec: AgentSpec, ctx: AgentContext): AgentSettings {
 }
 
 /** `beacon doctor <agent>`: set up or not, pointing at this collector, its traps, content, and its last event. */
-export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }, settings = agentValues(spec, ctx)): Check[] {
+export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Target; log: string }, settings = agentValues(spec, ctx), stats = agentEventStats(spec, ctx.log, nowNs())): Check[] {
   const { values, files, errors } = settings;
   const out: Check[] = [...errors];
   const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
@@ -67,8 +65,28 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   }
   for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
   out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
-  out.push(lastEventCheck(spec, ctx.log));
+  out.push('id' in stats ? stats : lastEventCheck(spec, stats));
   return out;
+}
+
+const NO_EVENTS: AgentEventStats = { last: null, n: 0n, testLast: null, testN: 0n, hookLast: null, hookN: 0n, hookTestN: 0n, failN: 0n, failLast: null };
+const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+
+/**
+ * `beacon doctor <agent>`: the OTLP half (agentChecks), then the hook half — registered, the
+ * agent's switches and trust, the launcher (its probe starts first: a Node.js start, the longest
+ * wait), the newest hook event and the hook failures — from one pass over the agent's events.
+ */
+export async function agentDoctorChecks(spec: AgentSpec, ctx: HookDoctorContext & { target: Target }, settings = agentValues(spec, ctx)): Promise<Check[]> {
+  const now = nowNs();
+  const hooks = agentHookChecks(spec, ctx);
+  const stats: AgentEventStats | Check = agentEventStats(spec, ctx.log, now);
+  const checks = agentChecks(spec, ctx, settings, stats);
+  const half = await hooks;
+  checks.push(...half.checks);
+  // No log yet (or one that cannot be read: said above): no hook event either, and the reasons still hold.
+  if (spec.hooks) checks.push(...hookEventChecks(spec, 'id' in stats ? NO_EVENTS : stats, now, half.reasons));
+  return checks;
 }
 
 /**
@@ -96,37 +114,6 @@ export function grpcListenerCheck(spec: AgentSpec, target: Target, grpc: Partial
   const port = Number(String(grpc.address ?? '').slice(String(grpc.address ?? '').lastIndexOf(':') + 1));
   if (port !== target.port) return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC listens on ${grpc.address}`, fix: fixPort };
   return { id, status: 'ok', message: `the collector's OTLP/gRPC listens on ${grpc.address} (${grpc.exports ?? 0} gRPC exports since it started)` };
-}
-
-const LAST_EVENTS_SQL = `SELECT max(CASE WHEN NOT t THEN ts_ns END) AS realLast, coalesce(sum(NOT t), 0) AS realN, max(CASE WHEN t THEN ts_ns END) AS testLast, coalesce(sum(t), 0) AS testN
-  FROM (SELECT ts_ns, coalesce(session_id, '') LIKE ? AS t FROM events WHERE harness = ?)`;
-
-/** Has an event from this agent ever arrived: the last one, when (test events told apart). */
-export function lastEventCheck(spec: AgentSpec, path: string): Check {
-  const id = `${spec.id}-events`;
-  if (inspectLog(path).kind !== 'file') return { id, status: 'warn', message: `no event log at ${path} yet: nothing from ${spec.title} has arrived`, fix: `use ${spec.title} once after beacon install ${spec.id}` };
-  let log: EventLog;
-  try {
-    log = openLogReadonly(path, 1000);
-  } catch (e) {
-    return { id, status: 'fail', message: (e as Error).message };
-  }
-  try {
-    // One pass over the agent's events for both (it was one pass each): no index holds the harness,
-    // and one would cost every insert for a check doctor makes.
-    const r = log.db.prepare(LAST_EVENTS_SQL).safeIntegers(true).get(`${TEST_SESSION_PREFIX}%`, spec.id) as { realLast: bigint | null; realN: bigint; testLast: bigint | null; testN: bigint };
-    const real = { last: r.realLast, n: r.realN };
-    const test = { last: r.testLast, n: r.testN };
-    const when = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
-    if (real.n > 0n && real.last !== null) return { id, status: 'ok', message: `last ${spec.id} event ${when(real.last)} (${real.n} in all${test.n > 0n ? `, besides ${test.n} doctor test events` : ''})` };
-    return {
-      id, status: 'warn',
-      message: `no ${spec.id} event has arrived yet${test.n > 0n && test.last !== null ? ` (only beacon doctor --send-test events, the last ${when(test.last)})` : ''}`,
-      fix: `use ${spec.title} once (a new session) after beacon install ${spec.id}`,
-    };
-  } finally {
-    log.close();
-  }
 }
 
 /** The no-argument doctor's line for an agent found on this machine. */

@@ -27,7 +27,14 @@ function encode(signal: 'logs' | 'traces', request: object): Uint8Array {
  * tokens), posted over the protocol and encoding the agent's export uses, then found in the log under
  * the agent's harness name. It stays there, marked by its beacon-doctor-test-… session.
  */
-export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv, target?: Target): Promise<Check[]> {
+export async function agentSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv, target?: Target, hook?: { cwd: string; config: string; launcher: string }): Promise<Check[]> {
+  const otlp = await otlpSendTest(spec, base, log, env, target);
+  if (!hook || !spec.hooks) return otlp;
+  const { hookSendTest } = require('./agent-hook-send-test') as typeof import('./agent-hook-send-test');
+  return [...otlp, ...hookSendTest(spec, { env, log, ...hook })];
+}
+
+async function otlpSendTest(spec: AgentSpec, base: string, log: string, env: NodeJS.ProcessEnv, target?: Target): Promise<Check[]> {
   const session = `${TEST_SESSION_PREFIX}${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const rec = spec.testRecord(session, BigInt(Date.now()) * 1_000_000n, env);
   const grpc = target?.protocol === 'grpc';

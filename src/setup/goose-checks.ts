@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { isAbsolute, join, resolve } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import type { Check } from './doctor';
 import { isBeaconCommand, type HookCommand } from './hooks-file';
-import { launcherChainProblem, sourceLauncherChecked } from './launcher-guard';
+import { probeLauncher } from './launcher-probe';
 import { findOnPath, isExecutable } from '../model/executables';
 
 /**
@@ -65,38 +64,11 @@ export async function launcherChecks(plugin: ActivePlugin, commands: HookCommand
   }
   const unchecked = commands.filter((c) => !c.checked).length;
   return [
-    await probeLauncher(launcher, commands.length, reinstall),
+    await probeLauncher(launcher, { id: 'plugin-command', count: commands.length, reinstall }),
     ...(unchecked === 0 ? [] : [{
       id: 'plugin-unchecked', status: 'fail' as const,
       message: `${unchecked} of ${commands.length} hook commands in ${file} (an earlier install's) run ${launcher} without checking that it and its directories are yours alone: another user who could write them would run as you`,
       fix: `${reinstall} (rewrites them)`,
     }]),
   ];
-}
-
-/**
- * Beacon's launcher, checked as the hook command checks it, then run through that command's own
- * guard as goose would (a minimal PATH); async, so doctor's other checks run beside its Node.js start.
- */
-async function probeLauncher(bin: string, count: number, reinstall: string): Promise<Check> {
-  const fix = `${reinstall} (rewrites the launcher for this Node.js and install)`;
-  const unsafe = launcherChainProblem(bin);
-  if (unsafe) {
-    const [problem, fixIt] = unsafe.split(' Fix: ');
-    return { id: 'plugin-command', status: 'fail', message: `the hook commands will not run the launcher, and doctor did not: ${problem}`, ...(fixIt ? { fix: fixIt } : {}) };
-  }
-  if (!isExecutable(bin)) return { id: 'plugin-command', status: 'fail', message: `hook command runs ${bin}, which is not an executable file`, fix };
-  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
-    const child = spawn('sh', ['-c', `set -- --version; ${sourceLauncherChecked(bin)}`], { timeout: 10_000, env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d));
-    child.on('error', (error) => resolve({ status: null, signal: null, stdout, stderr, error }));
-    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
-  });
-  const said = r.stdout.trim();
-  if (r.status === 0 && /^beacon-hooks \S+/.test(said)) return { id: 'plugin-command', status: 'ok', message: `${count} hook commands run ${bin}, which answers (${said})` };
-  const why = r.error ? r.error.message : `exit ${r.status ?? r.signal}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(0, 3).join(' | ')}` : said ? `, said "${said.slice(0, 80)}"` : ''}`;
-  return { id: 'plugin-command', status: 'fail', message: `the hook launcher ${bin} cannot start its hook adapter (${why}): a hook the collector does not answer itself is lost`, fix };
 }

@@ -1,6 +1,7 @@
 import { collectorConfig } from '../../config/config';
+import { defaultConfigPath, hooksLauncherPath } from '../../config/paths';
 import { isWildcard, hostPort } from '../../config/hosts';
-import { agentChecks, agentSummary, agentValues, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
+import { agentDoctorChecks, agentSummary, agentValues, configuredTarget, grpcListenerCheck } from '../../setup/agent-doctor';
 import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
 import { SEND_TEST_WITHHELD, collectorCheck, runDoctor, type Check } from '../../setup/doctor';
 import { defaultServiceKind, serviceState } from '../../setup/service';
@@ -17,10 +18,12 @@ export const spec = {
 read), the service, goose's config.yaml and environment, the hooks plugin (by running its launcher),
 and the event log; then one line per other agent found on this machine. Named an agent, checks that
 agent: set up or not, its settings pointing at this collector's port and protocol, the traps its
-version has, content capture on or off, and the last event that arrived from it.
+version has, content capture on or off, and the last event that arrived from it; then its hooks:
+Beacon's entry on every event (each scope), Codex's feature switch and trust, the launcher (run only
+when it is Beacon's own and sound), the newest hook event or why there is none, hook failures.
 Exit 0 when nothing failed, 1 otherwise. It writes nothing — unless --send-test: then it posts a test
 record (goose: a span and a hook event; another agent: a record shaped like that agent's, over its
-protocol) and finds it in the log (it stays there, under a beacon-doctor-test-… session).`,
+protocol, and a harmless tool call through Beacon's own hook command) and finds it in the log (it stays there, under a beacon-doctor-test-… session).`,
   options: {
     json: { type: 'boolean', help: 'the checks as one JSON document' },
     'send-test': { type: 'boolean', help: 'send a test record and confirm it landed in the log' },
@@ -50,13 +53,16 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     const ctx = { env, cwd, host, port, portSource: source, log: cfg.log };
     const settings = agentValues(agent, { env, cwd });
     const target = configuredTarget(agent, { env, cwd }, targets, settings);
+    const config = values.config ?? defaultConfigPath(env);
+    const launcher = hooksLauncherPath(env);
+    const agentDoctor = agentDoctorChecks(agent, { env, cwd, target, log: cfg.log, config, launcher }, settings);
     const collector = await collectorCheck(base, ctx, 1500);
-    checks = [collector.check, ...agentChecks(agent, { env, cwd, target, log: cfg.log }, settings)];
+    checks = [collector.check, ...(await agentDoctor)];
     // Set up for gRPC: is the collector's gRPC listener where the agent sends?
     if (target.protocol === 'grpc' && collector.health) checks.splice(1, 0, grpcListenerCheck(agent, target, collector.health.grpc));
     // Loaded for --send-test only: its OTLP encoder is protobufjs (45 modules, ~30 ms of every doctor run).
     if (values['send-test'] && collector.untrusted) checks.push(SEND_TEST_WITHHELD);
-    else if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env, target)));
+    else if (values['send-test']) checks.push(...(await (require('../../setup/agent-send-test') as typeof import('../../setup/agent-send-test')).agentSendTest(agent, base, cfg.log, env, target, { cwd, config, launcher })));
   } else {
     const doctor = runDoctor({
       env, cwd, host, port, portSource: source,

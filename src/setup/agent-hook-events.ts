@@ -1,0 +1,89 @@
+import type { EventLog } from '../store/log/event-log';
+import { inspectLog } from '../store/log/log-file';
+import { HOOK_FAILED } from '../sources/hook-adapter';
+import { formatDuration } from '../model/time';
+import { openLogReadonly } from './read-log';
+import type { AgentSpec } from './agents/spec';
+import type { Check } from './doctor';
+import { TEST_SESSION_PREFIX } from './send-test';
+
+const DAY_NS = 86_400_000_000_000n;
+
+/** What the log holds from one agent: all its events, and its hook path's apart (test sessions and failures told apart). */
+export interface AgentEventStats {
+  last: bigint | null; n: bigint; testLast: bigint | null; testN: bigint;
+  hookLast: bigint | null; hookN: bigint; hookTestN: bigint;
+  failN: bigint; failLast: bigint | null;
+}
+
+// One pass over the agent's events for every line doctor prints about them: no index holds the
+// harness, and one would cost every insert for a check doctor makes (issue 25).
+const STATS_SQL = `SELECT max(CASE WHEN NOT t THEN ts_ns END) AS last, coalesce(sum(NOT t), 0) AS n,
+    max(CASE WHEN t THEN ts_ns END) AS testLast, coalesce(sum(t), 0) AS testN,
+    max(CASE WHEN h AND NOT t AND NOT f THEN ts_ns END) AS hookLast, coalesce(sum(h AND NOT t AND NOT f), 0) AS hookN,
+    coalesce(sum(h AND t), 0) AS hookTestN,
+    coalesce(sum(f AND ts_ns >= ?), 0) AS failN, max(CASE WHEN f AND ts_ns >= ? THEN ts_ns END) AS failLast
+  FROM (SELECT ts_ns, coalesce(session_id, '') LIKE ? AS t, method = 'hook' AS h, action = ? AS f FROM events WHERE harness = ?)`;
+
+/** The log's numbers for this agent; a Check when there is no log to read (or it cannot be read). */
+export function agentEventStats(spec: AgentSpec, path: string, nowNs: bigint): AgentEventStats | Check {
+  const id = `${spec.id}-events`;
+  if (inspectLog(path).kind !== 'file') return { id, status: 'warn', message: `no event log at ${path} yet: nothing from ${spec.title} has arrived`, fix: `use ${spec.title} once after beacon install ${spec.id}` };
+  let log: EventLog;
+  try {
+    log = openLogReadonly(path, 1000);
+  } catch (e) {
+    return { id, status: 'fail', message: (e as Error).message };
+  }
+  try {
+    const since = nowNs - DAY_NS;
+    return log.db.prepare(STATS_SQL).safeIntegers(true).get(since, since, `${TEST_SESSION_PREFIX}%`, HOOK_FAILED, spec.id) as AgentEventStats;
+  } finally {
+    log.close();
+  }
+}
+
+const when = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+const ago = (ns: bigint, nowNs: bigint) => (nowNs > ns ? `, ${formatDuration(nowNs - ns)} ago` : '');
+
+/** Has an event from this agent ever arrived: the last one, when (test events told apart). */
+export function lastEventCheck(spec: AgentSpec, stats: AgentEventStats): Check {
+  const id = `${spec.id}-events`;
+  if (stats.n > 0n && stats.last !== null) return { id, status: 'ok', message: `last ${spec.id} event ${when(stats.last)} (${stats.n} in all${stats.testN > 0n ? `, besides ${stats.testN} doctor test events` : ''})` };
+  return {
+    id, status: 'warn',
+    message: `no ${spec.id} event has arrived yet${stats.testN > 0n && stats.testLast !== null ? ` (only beacon doctor --send-test events, the last ${when(stats.testLast)})` : ''}`,
+    fix: `use ${spec.title} once (a new session) after beacon install ${spec.id}`,
+  };
+}
+
+/**
+ * The hook half's last word: the newest hook record of this agent (not a test, not a failure) and
+ * its age, or, with none, the reasons doctor can see (`reasons`: from the hook checks above — not
+ * installed, the switch off, not trusted, project scope only, installed after the last session);
+ * and the agent's `hook.failed` records of the last 24 h, counted.
+ */
+export function hookEventChecks(spec: AgentSpec, stats: AgentEventStats, nowNs: bigint, reasons: string[]): Check[] {
+  const id = `${spec.id}-hook-events`;
+  const out: Check[] = [];
+  if (stats.hookN > 0n && stats.hookLast !== null) {
+    out.push({ id, status: 'ok', message: `last ${spec.id} hook event ${when(stats.hookLast)}${ago(stats.hookLast, nowNs)} (${stats.hookN} hook events in all)` });
+  } else {
+    const why = reasons.length ? reasons : ['no session has run the hooks since they were installed'];
+    out.push({
+      id, status: 'warn',
+      message: `no ${spec.id} hook event in the log${stats.hookTestN > 0n ? ` (only beacon doctor --send-test's)` : ''}: ${why.join('; ')}`,
+      fix: `use ${spec.title} once (a new session), then beacon doctor ${spec.id} again`,
+    });
+  }
+  if (stats.failN > 0n) {
+    out.push({
+      id: `${spec.id}-hook-failures`, status: 'warn',
+      message: `Beacon's ${spec.id} hooks failed ${stats.failN === 1n ? 'once' : `${stats.failN} times`} in the last 24 h${stats.failLast !== null ? `, last ${when(stats.failLast)}` : ''}: an event was not recorded, or a tool call ran without Beacon's pre-tool check`,
+      fix: `beacon events --action hook.failed --since 1d (the causes)`,
+    });
+  } else if (stats.hookN > 0n) {
+    out.push({ id: `${spec.id}-hook-failures`, status: 'ok', message: `Beacon's ${spec.id} hooks did not fail in the last 24 h` });
+  }
+  return out;
+}
