@@ -120,7 +120,7 @@ describe('beacon doctor <agent>: Beacon\'s hook entries registered, each exactly
       assert.ok(missing.message.endsWith(`no Beacon entry for ${last}`), missing.message);
 
       const pre = preTool[spec.id]!;
-      writeHooks(h, spec, { edit: (doc) => { const s = JSON.stringify(doc); Object.assign(doc, JSON.parse(s.replace(`'${pre}'; (`, `'${pre}' --verbose; (`))); } });
+      writeHooks(h, spec, { edit: (doc) => { const s = JSON.stringify(doc); Object.assign(doc, JSON.parse(s.replace(`'${pre}';`, `'${pre}' --verbose;`))); } });
       const edited = find(doctor(h, [spec.id]), `${spec.id}-hooks`);
       assert.equal(edited.status, 'fail');
       assert.match(edited.message, new RegExp(`${pre}: a command looks like Beacon's but is not what install writes`));
