@@ -11,6 +11,15 @@ export const CONFIG_OPTION = { type: 'string', arg: 'FILE', help: 'the config fi
 export const SCOPE_OPTION = { type: 'string', arg: 'S', help: 'user (default: ~/.agents, every session) or project (./.agents, sessions started here)' } as const;
 
 
+export const HOOKS_ONLY_OPTION = { type: 'boolean', help: "an agent's hooks alone (its hook entries, switches, plugin and the launcher), not its OTLP export" } as const;
+export const OTLP_ONLY_OPTION = { type: 'boolean', help: "an agent's OTLP export keys alone, not its hooks" } as const;
+
+/** Which halves of an agent's install a command means: both unless one flag names one. */
+export function halvesOf(values: { 'hooks-only'?: boolean; 'otlp-only'?: boolean }): { otlp: boolean; hooks: boolean } {
+  if (values['hooks-only'] && values['otlp-only']) throw new BeaconError('usage', '--hooks-only and --otlp-only exclude each other (neither: both halves)');
+  return { otlp: values['hooks-only'] !== true, hooks: values['otlp-only'] !== true };
+}
+
 export const PROTOCOL_OPTION = { type: 'string', arg: 'P', help: 'http (default: OTLP/HTTP on the collector\'s port) or grpc (OTLP/gRPC on grpcPort, 4317), where the agent can use it' } as const;
 
 export function protocolOf(v: string | undefined): Protocol {

@@ -1,67 +1,40 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { ensureHookToken } from '../config/hook-token';
+import { beaconBaseDir } from '../config/paths';
+import { checkPrivateDir } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { backupInTree, readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
-import { readState, writeState } from './install';
-import { applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
-import type { AgentContext, AgentSpec, Scope, Target } from './agents/spec';
+import { releaseLauncher } from './install';
+import { renderLauncher, writeLauncher } from './launcher';
+import { applyArrayEdits, applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
+import type { AgentContext, AgentSpec, OwnedKey, Scope, SettingsFile, Target } from './agents/spec';
+import type { HookSpec } from './agents/hook-spec';
 import { shellRc } from './agent-detect';
+import { checkPlugin, planHookEntries, planHookRemoval, removePlugin, writePlugin, type HookRecord, type HookTarget } from './agent-hooks-install';
+import { agentRecord, halfOf, saveAgentRecord, sha, type AgentFileState, type AgentInstallRecord, type Half, type Halves, type KeyRecord } from './agent-install-state';
 
 /**
- * `beacon install <agent>` / `beacon uninstall <agent>` for the agents configured through their own
- * settings file (and, where the agent reads some switches from its environment only, the lines to
- * add). Ownership as goose's install: a timestamped backup, only Beacon's keys changed, a reinstall
- * byte-identical, a value the user set differently refused (unless --force), and uninstall putting
- * back exactly what install replaced — recorded in install-state.json under `agents`.
+ * `beacon install <agent>` / `beacon uninstall <agent>`: both halves by default — the agent's OTLP
+ * keys in its own settings file, and Beacon's hook entries beside the user's (hook-spec.ts), with
+ * any switch the agent needs and (opencode) the plugin file. Ownership as goose's install: a
+ * timestamped backup, only Beacon's keys and entries changed, a reinstall byte-identical, anything
+ * the user set differently refused (unless --force), every refusal checked before the first write,
+ * and uninstall putting back exactly what install replaced (agent-install-state.ts).
  */
 
-interface KeyRecord {
-  path: string[];
-  wrote: unknown;
-  /** the value the key held before Beacon, and its exact text; absent: the key was absent */
-  previous?: { value: unknown; raw?: string };
-  /** the outermost object on the path that did not exist before (removed with the key when left empty) */
-  createdParent?: string[];
-}
-
-export interface AgentFileState {
-  agent: string;
-  scope: Scope;
-  file: string;
-  format: SettingsFormat;
-  /** install created the file (uninstall removes it), and these directories */
-  created: boolean;
-  createdDirs: string[];
-  /** project scope: the project directory, below which no symlink is followed (model/tree-files.ts) */
-  root?: string;
-  /** the file as it was before Beacon's first edit (a whole-file restore is exact while the file is still Beacon's last write) */
-  backup?: string;
-  originalSha?: string;
-  writtenSha: string;
-  keys: KeyRecord[];
-}
-
-const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 /** No agent's settings file comes near this; a larger one is refused, not read. */
 const MAX_SETTINGS_BYTES = 8 << 20;
-const treeOf = (entry: Pick<AgentFileState, 'root'>): TreeOptions => (entry.root ? { root: entry.root } : {});
-const stateKey = (agent: string, scope: Scope) => `${agent}:${scope}`;
+const BOM = '\uFEFF';
+const treeOf = (entry: { root?: string }): TreeOptions => (entry.root ? { root: entry.root } : {});
 const show = (v: unknown) => JSON.stringify(v);
 const keyName = (format: SettingsFormat, path: string[]) => (format === 'toml' ? `[${path[0]}] ${path.slice(1).join('.')}` : path.join('.'));
 
-function agentStates(env: NodeJS.ProcessEnv): Record<string, AgentFileState> {
-  return (readState(env).agents ?? {}) as Record<string, AgentFileState>;
-}
-
-function saveAgentState(env: NodeJS.ProcessEnv, key: string, entry: AgentFileState | undefined): void {
-  const state = readState(env);
-  const agents = { ...((state.agents ?? {}) as Record<string, AgentFileState>) };
-  if (entry) agents[key] = entry;
-  else delete agents[key];
-  state.agents = agents;
-  if (Object.keys(agents).length === 0) delete state.agents;
-  writeState(env, state);
+export interface AgentHookInstall extends HookTarget {
+  /** the Node.js and hook bundle the launcher pins */
+  node: string;
+  bundle: string;
 }
 
 export interface AgentInstallOptions extends AgentContext {
@@ -69,126 +42,218 @@ export interface AgentInstallOptions extends AgentContext {
   target: Target;
   capture: boolean;
   force: boolean;
+  halves: Halves;
+  hooks: AgentHookInstall;
   dryRun?: boolean;
   now?: Date;
 }
 
-function resolveFile(spec: AgentSpec, scope: Scope, ctx: AgentContext) {
-  const file = spec.settingsFile(scope, ctx);
-  if (!file && spec.keys({ protocol: 'http', base: 'http://127.0.0.1:0', port: 0 }, false).length > 0) {
-    throw new BeaconError('usage', `${spec.title} has no ${scope}-scope settings file Beacon edits; use --scope user`);
+/** One file install edits: the keys it wants there and, for the hook file, the entries. */
+interface FileWork {
+  sf: SettingsFile;
+  root?: string;
+  keys: Array<OwnedKey & { half: Half }>;
+  hookSpec?: HookSpec;
+}
+
+function usageNoScope(spec: AgentSpec, scope: Scope, what: string, other: string): never {
+  throw new BeaconError('usage', `${spec.title} has no ${scope}-scope ${what} Beacon edits; use --scope user${other ? ` (or ${other})` : ''}`);
+}
+
+/** Every file the chosen halves touch at this scope, keys and entries grouped by file. */
+function filesFor(spec: AgentSpec, o: Pick<AgentInstallOptions, 'scope' | 'env' | 'cwd' | 'halves' | 'target' | 'capture'>): { work: FileWork[]; plugin?: ReturnType<NonNullable<HookSpec['plugin']>> } {
+  const byPath = new Map<string, FileWork>();
+  const root = o.scope === 'project' ? o.cwd : undefined;
+  const at = (sf: SettingsFile, fileRoot: string | undefined) => {
+    const w = byPath.get(sf.path) ?? { sf, ...(fileRoot ? { root: fileRoot } : {}), keys: [] };
+    byPath.set(sf.path, w);
+    return w;
+  };
+  if (o.halves.otlp) {
+    const keys = spec.keys(o.target, o.capture);
+    const sf = spec.settingsFile(o.scope, o);
+    if (!sf && keys.length > 0) usageNoScope(spec, o.scope, 'settings file', spec.hooks?.file(o.scope, o) || spec.hooks?.plugin?.(o.scope, o) ? '--hooks-only for its hooks alone' : '');
+    if (sf && keys.length > 0) at(sf, root).keys.push(...keys.map((k) => ({ ...k, half: 'otlp' as const })));
   }
-  return file;
+  let plugin: ReturnType<NonNullable<HookSpec['plugin']>>;
+  const hooks = spec.hooks;
+  if (o.halves.hooks && hooks) {
+    const hf = hooks.file(o.scope, o);
+    plugin = hooks.plugin?.(o.scope, o);
+    if (!hf && !plugin) usageNoScope(spec, o.scope, 'hook configuration', '--otlp-only for its OTLP export alone');
+    if (hf) at(hf, root).hookSpec = hooks;
+    // A switch lives where the agent reads it (Codex: its user config.toml), whatever the scope.
+    for (const s of hooks.switches?.(o.scope, o) ?? []) at(s.file, s.file.path.startsWith(o.cwd) ? root : undefined).keys.push(...s.keys.map((k) => ({ ...k, half: 'hooks' as const })));
+  }
+  return { work: [...byPath.values()], plugin };
+}
+
+/** A file's planned change: read and judged, nothing written yet. */
+interface FilePlan {
+  w: FileWork;
+  bytes?: Buffer;
+  bom: boolean;
+  text: string;
+  out: string;
+  keyRecords: KeyRecord[];
+  hookRecords: HookRecord[];
+  report: string[];
+  conflicts: string[];
+  prior?: AgentFileState;
+}
+
+function readText(file: string, tree: TreeOptions): { bytes?: Buffer; bom: boolean; text: string } {
+  // Read through the checked tree: a symlink planted on the way, or a directory others may write, is refused here, before any write.
+  const bytes = readInTree(file, MAX_SETTINGS_BYTES, tree);
+  const all = bytes?.toString('utf8') ?? '';
+  const bom = all.startsWith(BOM);
+  return { bytes, bom, text: bom ? all.slice(1) : all };
+}
+
+function planFile(spec: AgentSpec, w: FileWork, o: AgentInstallOptions, prior: AgentFileState | undefined): FilePlan {
+  const { bytes, bom, text } = readText(w.sf.path, treeOf(w));
+  const parsed = parseSettings(w.sf.format, text);
+  if (parsed.error !== undefined) throw new BeaconError('bad_data', `${w.sf.path} does not parse (${parsed.error}): fix it, then run beacon install ${spec.id} again. Nothing was changed.`);
+  const plan: FilePlan = { w, bytes, bom, text, out: text, keyRecords: [], hookRecords: [], report: [], conflicts: [], ...(prior ? { prior } : {}) };
+  const would = o.dryRun ? 'would ' : '';
+  const edits: KeyValue[] = [];
+  for (const k of w.keys) {
+    const cur = getPath(parsed.doc, k.path);
+    if (isDeepStrictEqual(cur, k.value)) continue;
+    const mine = prior?.keys.find((r) => isDeepStrictEqual(r.path, k.path));
+    const ownWrite = mine !== undefined && isDeepStrictEqual(mine.wrote, cur);
+    if (cur !== undefined && !ownWrite && !o.force) {
+      plan.conflicts.push(`  ${keyName(w.sf.format, k.path)} is ${show(cur)}; Beacon would set ${k.secret ? '(a value with the collector\'s otlpToken)' : show(k.value)}${k.content ? ' (a content switch: --capture-content sets it on)' : ''}`);
+      continue;
+    }
+    edits.push({ path: k.path, value: k.value });
+    let createdParent: string[] | undefined;
+    for (let i = 1; i < k.path.length; i++) if (getPath(parsed.doc, k.path.slice(0, i)) === undefined) { createdParent = k.path.slice(0, i); break; }
+    plan.keyRecords.push(mine && ownWrite
+      ? { ...mine, wrote: k.value, half: k.half }
+      : { path: k.path, wrote: k.value, half: k.half, ...(cur !== undefined ? { previous: { value: cur, raw: rawValue(w.sf.format, text, k.path) } } : {}), ...(createdParent ? { createdParent } : {}) });
+    plan.report.push(`${would}set ${keyName(w.sf.format, k.path)} = ${k.secret ? '(with the collector\'s otlpToken)' : show(k.value)} in ${w.sf.path}`);
+  }
+  if (edits.length > 0 && plan.conflicts.length === 0) plan.out = applySettings(w.sf.format, w.sf.path, plan.out, edits);
+  if (w.hookSpec) {
+    const h = planHookEntries(w.hookSpec, spec.id, o.hooks, parsed.doc, prior?.hooks ?? [], o.force);
+    plan.conflicts.push(...h.conflicts);
+    plan.hookRecords = h.records;
+    if (h.edits.length > 0 && plan.conflicts.length === 0) plan.out = applyArrayEdits(w.sf.path, plan.out, h.edits);
+    if (h.records.length > 0) plan.report.push(`${would}add Beacon's hook entries for ${h.records.map((r) => r.event).join(', ')} in ${w.sf.path} (beside your own)`);
+    if (h.kept > 0 && h.records.length === 0) plan.report.push(`${w.sf.path} already runs Beacon's hooks (${h.kept} events)`);
+  }
+  if (w.keys.length > 0 && edits.length === 0 && plan.conflicts.length === 0) plan.report.push(`${w.sf.path} already has Beacon's ${w.keys.length} keys as Beacon sets them${w.keys.some((k) => k.half === 'otlp') ? ' (already exports to Beacon)' : ''}`);
+  return plan;
+}
+
+/** Writes one planned file (after a backup) and returns its new record. */
+function commitFile(p: FilePlan, o: AgentInstallOptions, report: string[]): AgentFileState {
+  const tree = treeOf(p.w);
+  const file = p.w.sf.path;
+  let backup: string | undefined;
+  if (p.bytes !== undefined) {
+    backup = backupInTree(file, p.bytes, o.now ?? new Date(), tree);
+    report.push(`backup: ${backup}`);
+  }
+  const secret = p.w.keys.some((k) => k.secret);
+  // The otlpToken is worth nothing if other users can read it here: such a file is written 0600.
+  const written = (p.bom ? BOM : '') + p.out;
+  const createdDirs = writeInTree(file, written, { ...tree, secret }).created.reverse();
+  const prior = p.prior;
+  // The chain of Beacon's writes is unbroken when the file is still what Beacon last wrote:
+  // the first backup then still restores it exactly. Otherwise undo item by item.
+  const unbroken = prior !== undefined && p.bytes !== undefined && prior.writtenSha === sha(p.bytes);
+  const keys = new Map((prior?.keys ?? []).map((k) => [JSON.stringify(k.path), k]));
+  for (const r of p.keyRecords) keys.set(JSON.stringify(r.path), r);
+  const hooks = new Map((prior?.hooks ?? []).map((h) => [h.event, h]));
+  for (const r of p.hookRecords) hooks.set(r.event, r);
+  if (prior) return { ...prior, writtenSha: sha(written), keys: [...keys.values()], hooks: [...hooks.values()], ...(unbroken ? {} : { backup: undefined, originalSha: undefined }) };
+  return { file, format: p.w.sf.format, created: p.bytes === undefined, createdDirs, ...(p.w.root ? { root: p.w.root } : {}), ...(backup ? { backup, originalSha: sha(p.bytes!) } : {}), writtenSha: sha(written), keys: [...keys.values()], hooks: [...hooks.values()] };
 }
 
 /** `beacon install <agent>`: what it did (or, dry run, would do), line by line. */
 export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] {
   const report: string[] = [];
-  const would = o.dryRun ? 'would ' : '';
-  const sf = resolveFile(spec, o.scope, o);
-  const wanted = spec.keys(o.target, o.capture);
-  if (sf && wanted.length > 0) {
-    const root = o.scope === 'project' ? o.cwd : undefined;
-    const tree = treeOf({ root });
-    // Read through the checked tree: a symlink planted on the way, or a directory others may write, is refused here, before any write.
-    const bytes = readInTree(sf.path, MAX_SETTINGS_BYTES, tree);
-    const existed = bytes !== undefined;
-    const text = bytes?.toString('utf8') ?? '';
-    const parsed = parseSettings(sf.format, text);
-    if (parsed.error !== undefined) throw new BeaconError('bad_data', `${sf.path} does not parse (${parsed.error}): fix it, then run beacon install ${spec.id} again. Nothing was changed.`);
-    const key = stateKey(spec.id, o.scope);
-    const prior = agentStates(o.env)[key];
-    const priorFor = (path: string[]) => (prior?.file === sf.path ? prior.keys.find((k) => isDeepStrictEqual(k.path, path)) : undefined);
-    const edits: KeyValue[] = [];
-    const records: KeyRecord[] = [];
-    const conflicts: string[] = [];
-    for (const k of wanted) {
-      const cur = getPath(parsed.doc, k.path);
-      if (isDeepStrictEqual(cur, k.value)) continue;
-      const mine = priorFor(k.path);
-      if (cur !== undefined && !(mine && isDeepStrictEqual(mine.wrote, cur)) && !o.force) {
-        conflicts.push(`  ${keyName(sf.format, k.path)} is ${show(cur)}; Beacon would set ${k.secret ? '(a value with the collector\'s otlpToken)' : show(k.value)}${k.content ? ' (a content switch: --capture-content sets it on)' : ''}`);
-        continue;
-      }
-      edits.push({ path: k.path, value: k.value });
-      let createdParent: string[] | undefined;
-      for (let i = 1; i < k.path.length; i++) if (getPath(parsed.doc, k.path.slice(0, i)) === undefined) { createdParent = k.path.slice(0, i); break; }
-      records.push(mine && cur !== undefined && isDeepStrictEqual(mine.wrote, cur)
-        ? { ...mine, wrote: k.value }
-        : { path: k.path, wrote: k.value, ...(cur !== undefined ? { previous: { value: cur, raw: rawValue(sf.format, text, k.path) } } : {}), ...(createdParent ? { createdParent } : {}) });
-    }
-    if (conflicts.length > 0) {
-      throw new BeaconError('bad_data', `refusing to change ${sf.path}: you set these differently:\n${conflicts.join('\n')}\nbeacon install ${spec.id}${o.scope === 'project' ? ' --scope project' : ''}${o.capture ? ' --capture-content' : ''} --force replaces them (after a backup; beacon uninstall ${spec.id} puts your values back). Nothing was changed.`);
-    }
-    if (edits.length === 0) {
-      report.push(`${sf.path} already exports to Beacon (${wanted.length} keys as Beacon sets them)`);
-    } else {
-      const out = applySettings(sf.format, sf.path, text, edits);
-      const secret = (path: string[]) => wanted.some((k) => k.secret && isDeepStrictEqual(k.path, path));
-      for (const e of edits) report.push(`${would}set ${keyName(sf.format, e.path)} = ${secret(e.path) ? '(with the collector\'s otlpToken)' : show(e.value)} in ${sf.path}`);
-      if (!o.dryRun) {
-        let backup: string | undefined;
-        if (existed) {
-          backup = backupInTree(sf.path, bytes, o.now ?? new Date(), tree);
-          report.push(`backup: ${backup}`);
-        }
-        // The otlpToken is worth nothing if other users can read it here: such a file is written 0600.
-        const createdDirs = writeInTree(sf.path, out, { ...tree, secret: wanted.some((k) => k.secret) }).created.reverse();
-        // The chain of Beacon's writes is unbroken when the file is still what Beacon last wrote:
-        // the first backup then still restores it exactly. Otherwise undo key by key.
-        const unbroken = prior !== undefined && prior.file === sf.path && prior.writtenSha === sha(text);
-        const merged = new Map((prior?.file === sf.path ? prior.keys : []).map((k) => [JSON.stringify(k.path), k]));
-        for (const r of records) merged.set(JSON.stringify(r.path), r);
-        const entry: AgentFileState = prior && prior.file === sf.path
-          ? { ...prior, writtenSha: sha(out), keys: [...merged.values()], ...(unbroken ? {} : { backup: undefined, originalSha: undefined }) }
-          : { agent: spec.id, scope: o.scope, file: sf.path, format: sf.format, created: !existed, createdDirs, ...(root ? { root } : {}), ...(backup ? { backup, originalSha: sha(bytes!) } : {}), writtenSha: sha(out), keys: records };
-        saveAgentState(o.env, key, entry);
-      }
-    }
+  const record = agentRecord(o.env, spec.id, o.scope);
+  const { work, plugin } = filesFor(spec, o);
+  // Everything that can refuse is checked before anything is written: a refusal changes nothing.
+  const plans = work.map((w) => planFile(spec, w, o, record?.files.find((f) => f.file === w.sf.path)));
+  const conflicts = plans.filter((p) => p.conflicts.length > 0);
+  if (conflicts.length > 0) {
+    const flags = `${o.scope === 'project' ? ' --scope project' : ''}${o.capture ? ' --capture-content' : ''}${o.halves.otlp ? '' : ' --hooks-only'}${o.halves.hooks ? '' : ' --otlp-only'}`;
+    throw new BeaconError('bad_data', `${conflicts.map((p) => `refusing to change ${p.w.sf.path}: you set these differently:\n${p.conflicts.join('\n')}`).join('\n')}\nbeacon install ${spec.id}${flags} --force replaces them (after a backup; beacon uninstall ${spec.id} puts your values back). Nothing was changed.`);
   }
-  const lines = spec.envLines(o.target, o.capture);
+  const pluginTree = o.scope === 'project' ? { root: o.cwd } : {};
+  const pluginText = plugin?.render({ launcher: o.hooks.launcher, platform: spec.id, log: o.hooks.log, config: o.hooks.config });
+  const pluginKept = plugin ? checkPlugin(plugin.path, pluginText!, record?.plugin, pluginTree, o.force) : false;
+  const usesLauncher = plans.some((p) => p.w.hookSpec) || plugin !== undefined;
+  if (usesLauncher && !o.dryRun) for (const dir of [beaconBaseDir(o.env), dirname(o.hooks.launcher), dirname(o.hooks.log)]) checkPrivateDir(dir);
+  for (const p of plans) report.push(...p.report);
+  if (plugin) report.push(pluginKept ? `${plugin.path} is already Beacon's plugin` : `${o.dryRun ? 'would write' : 'wrote'} Beacon's plugin ${plugin.path}`);
+  if (!o.dryRun) {
+    if (usesLauncher) {
+      const changed = writeLauncher(o.hooks.launcher, renderLauncher(o.hooks.node, o.hooks.bundle));
+      ensureHookToken(o.hooks.log);
+      report.push(`${changed ? 'wrote' : 'kept'} the hook launcher ${o.hooks.launcher}`);
+    }
+    const files = [...(record?.files ?? [])];
+    for (const p of plans) {
+      if (p.out === p.text) continue;
+      const entry = commitFile(p, o, report);
+      const i = files.findIndex((f) => f.file === entry.file);
+      if (i >= 0) files[i] = entry;
+      else files.push(entry);
+    }
+    const next: AgentInstallRecord = { agent: spec.id, scope: o.scope, files, ...(record?.plugin ? { plugin: record.plugin } : {}) };
+    if (plugin && !pluginKept) next.plugin = writePlugin(plugin.path, pluginText!, pluginTree, record?.plugin);
+    else if (plugin && !next.plugin) next.plugin = writePlugin(plugin.path, pluginText!, pluginTree, undefined);
+    saveAgentRecord(o.env, spec.id, o.scope, next);
+  }
+  report.push(...afterWords(spec, o, usesLauncher));
+  return report;
+}
+
+function afterWords(spec: AgentSpec, o: AgentInstallOptions, hooks: boolean): string[] {
+  const report: string[] = [];
+  const lines = o.halves.otlp ? spec.envLines(o.target, o.capture) : [];
   if (lines.length > 0) {
     const rc = shellRc(o.env);
     const missing = lines.filter((l) => o.env[l.name] !== l.value);
     if (missing.length === 0) report.push(`this shell already sets ${lines.map((l) => l.name).join(', ')} as Beacon needs`);
     else report.push(`${spec.title} reads ${lines.map((l) => l.name).join(', ')} from its environment only: add ${lines.length === 1 ? 'this line' : 'these lines'} to ${rc.file} (then open a new shell):\n\n${lines.map((l) => `    ${rc.line(l)}`).join('\n')}\n`);
   }
-  if (o.capture) report.push(`content capture on: ${spec.title} will export ${spec.contentExport}. Beacon stores it in the event log (secrets redacted).`);
-  else report.push(`content capture off (pass --capture-content to export ${spec.contentExport})`);
+  if (o.halves.otlp) {
+    if (o.capture) report.push(`content capture on: ${spec.title} will export ${spec.contentExport}. Beacon stores it in the event log (secrets redacted).`);
+    else report.push(`content capture off (pass --capture-content to export ${spec.contentExport})`);
+  }
+  if (hooks) report.push(`hooks: every prompt and tool call is recorded through Beacon's hooks, whatever the telemetry switches say`);
+  if (hooks && spec.hooks?.afterInstall) report.push(spec.hooks.afterInstall);
   if (!o.dryRun) report.push(`start a new ${spec.title} session, then run beacon doctor ${spec.id}`);
   return report;
 }
 
-export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope; target: Target }): string[] {
+export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope; target: Target; halves: Halves; launcher: string }): string[] {
   const report: string[] = [];
-  const sf = resolveFile(spec, o.scope, o);
-  const key = stateKey(spec.id, o.scope);
-  const entry = agentStates(o.env)[key];
-  if (sf && !entry) report.push(`nothing to undo in ${sf.path}: beacon install ${spec.id} did not edit it`);
-  if (entry) {
-    const file = entry.file;
-    const tree = treeOf(entry);
-    const bytes = readInTree(file, MAX_SETTINGS_BYTES, tree);
-    if (bytes === undefined) {
-      report.push(`${file} is gone: nothing to undo`);
-    } else {
-      const ours = sha(bytes) === entry.writtenSha;
-      // The backup this entry names (each install's has a name of its own), only while it still holds what install saw.
-      const original = ours && entry.backup ? readInTree(entry.backup, MAX_SETTINGS_BYTES, tree) : undefined;
-      if (ours && entry.created) {
-        removeInTree(file, tree);
-        for (const d of entry.createdDirs) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
-        report.push(`removed ${file} (beacon install created it)`);
-      } else if (original && sha(original) === entry.originalSha) {
-        writeInTree(file, original, tree);
-        report.push(`restored ${file} as it was before beacon install (from ${entry.backup})`);
-      } else {
-        report.push(...revertKeys(entry, bytes.toString('utf8')));
-      }
+  const record = agentRecord(o.env, spec.id, o.scope);
+  if (!record) report.push(`nothing to undo: beacon install ${spec.id}${o.scope === 'project' ? ' --scope project' : ''} did not edit any file`);
+  if (record) {
+    // The plugin first: the one refusal here, before any file is changed.
+    let plugin = record.plugin;
+    if (plugin && o.halves.hooks) {
+      report.push(removePlugin(plugin));
+      for (const d of plugin.createdDirs) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
+      plugin = undefined;
     }
-    saveAgentState(o.env, key, undefined);
+    const files: AgentFileState[] = [];
+    for (const entry of record.files) {
+      const left = uninstallFile(entry, o.halves, report);
+      if (left) files.push(left);
+    }
+    saveAgentRecord(o.env, spec.id, o.scope, { ...record, files, ...(plugin ? { plugin } : { plugin: undefined }) });
   }
-  const lines = spec.envLines(o.target, true);
+  if (o.halves.hooks) report.push(...releaseLauncher(o.env, o.launcher));
+  const lines = o.halves.otlp ? spec.envLines(o.target, true) : [];
   if (lines.length > 0) {
     const rc = shellRc(o.env);
     report.push(`remove the lines beacon install printed from ${rc.file}, if you added them:\n\n${lines.map((l) => `    ${rc.line(l)}`).join('\n')}\n`);
@@ -196,13 +261,50 @@ export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope
   return report;
 }
 
-/** Undo key by key where the file still holds what Beacon wrote; anything changed since is kept and named. */
-function revertKeys(entry: AgentFileState, text: string): string[] {
-  const report: string[] = [];
+/** Undoes the chosen halves in one file; returns what is still Beacon's there (the other half), if anything. */
+function uninstallFile(entry: AgentFileState, halves: Halves, report: string[]): AgentFileState | undefined {
+  const tree = treeOf(entry);
+  const file = entry.file;
+  const bytes = readInTree(file, MAX_SETTINGS_BYTES, tree);
+  if (bytes === undefined) {
+    report.push(`${file} is gone: nothing to undo`);
+    return undefined;
+  }
+  const keys = entry.keys.filter((k) => !halves[halfOf(k)]);
+  const hooks = halves.hooks ? [] : entry.hooks;
+  const everything = keys.length === 0 && hooks.length === 0;
+  const ours = sha(bytes) === entry.writtenSha;
+  // The backup this entry names (each install's has a name of its own), only while it still holds what install saw.
+  const original = ours && everything && entry.backup ? readInTree(entry.backup, MAX_SETTINGS_BYTES, tree) : undefined;
+  if (ours && everything && entry.created) {
+    removeInTree(file, tree);
+    for (const d of entry.createdDirs) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
+    report.push(`removed ${file} (beacon install created it)`);
+    return undefined;
+  }
+  if (original && sha(original) === entry.originalSha) {
+    writeInTree(file, original, tree);
+    report.push(`restored ${file} as it was before beacon install (from ${entry.backup})`);
+    return undefined;
+  }
+  const removed = { keys: entry.keys.filter((k) => halves[halfOf(k)]), hooks: halves.hooks ? entry.hooks : [] };
+  const written = revertItems(entry, bytes.toString('utf8'), removed, report);
+  if (everything) return undefined;
+  // Still Beacon's last write when it was before: the backup still restores the original exactly later.
+  return { ...entry, keys, hooks, ...(written !== undefined ? { writtenSha: sha(written) } : {}), ...(ours ? {} : { backup: undefined, originalSha: undefined }) };
+}
+
+/** Undo item by item where the file still holds what Beacon wrote; anything changed since is kept and named. Returns the text written. */
+function revertItems(entry: AgentFileState, all: string, removed: { keys: KeyRecord[]; hooks: HookRecord[] }, report: string[]): string | undefined {
+  const bom = all.startsWith(BOM);
+  const text = bom ? all.slice(1) : all;
   const parsed = parseSettings(entry.format, text);
-  if (parsed.error !== undefined) return [`${entry.file} no longer parses: left as it is (undo ${entry.keys.map((k) => keyName(entry.format, k.path)).join(', ')} yourself)`];
+  if (parsed.error !== undefined) {
+    report.push(`${entry.file} no longer parses: left as it is (undo ${[...removed.keys.map((k) => keyName(entry.format, k.path)), ...removed.hooks.map((h) => `Beacon's ${h.event} hook entry`)].join(', ')} yourself)`);
+    return undefined;
+  }
   const edits: Array<KeyValue & { raw?: string }> = [];
-  for (const k of entry.keys) {
+  for (const k of removed.keys) {
     const cur = getPath(parsed.doc, k.path);
     if (cur === undefined) continue;
     if (!isDeepStrictEqual(cur, k.wrote)) {
@@ -212,20 +314,33 @@ function revertKeys(entry: AgentFileState, text: string): string[] {
     edits.push(k.previous ? { path: k.path, value: k.previous.value, raw: k.previous.raw } : { path: k.path, value: undefined });
     report.push(k.previous ? `restored ${keyName(entry.format, k.path)} = ${show(k.previous.value)} in ${entry.file}` : `removed ${keyName(entry.format, k.path)} from ${entry.file}`);
   }
-  if (edits.length === 0) return report;
-  let out = applySettings(entry.format, entry.file, text, edits);
-  // Objects Beacon created for its keys go with them when nothing else was put in them.
-  const after = parseSettings(entry.format, out).doc ?? {};
-  const empty = [...new Map(entry.keys.filter((k) => k.createdParent).map((k) => [JSON.stringify(k.createdParent), k.createdParent!])).values()]
-    .filter((p) => { const v = getPath(after, p); return typeof v === 'object' && v !== null && Object.keys(v).length === 0; });
-  if (empty.length > 0 && entry.format === 'json') out = applySettings(entry.format, entry.file, out, empty.map((p) => ({ path: p, value: undefined })));
-  if (entry.created && (parseSettings(entry.format, out).doc && Object.keys(parseSettings(entry.format, out).doc!).length === 0)) {
+  let out = edits.length > 0 ? applySettings(entry.format, entry.file, text, edits) : text;
+  if (removed.hooks.length > 0 && entry.format === 'json') {
+    const h = planHookRemoval(removed.hooks, parseSettings('json', out).doc ?? {}, entry.file);
+    report.push(...h.report);
+    if (h.edits.length > 0) out = applyArrayEdits(entry.file, out, h.edits);
+  }
+  // Objects and arrays Beacon created for its keys and entries go with them when nothing else was put in them (innermost first).
+  const candidates = new Map<string, string[]>();
+  for (const k of removed.keys) if (k.createdParent) candidates.set(JSON.stringify(k.createdParent), k.createdParent);
+  for (const h of removed.hooks) {
+    if (!h.createdParent) continue;
+    for (let n = h.path.length; n >= h.createdParent.length; n--) candidates.set(JSON.stringify(h.path.slice(0, n)), h.path.slice(0, n));
+  }
+  if (entry.format === 'json') {
+    for (const p of [...candidates.values()].sort((a, b) => b.length - a.length)) {
+      const v = getPath(parseSettings('json', out).doc ?? {}, p);
+      if (typeof v === 'object' && v !== null && Object.keys(v).length === 0) out = applySettings('json', entry.file, out, [{ path: p, value: undefined }]);
+    }
+  }
+  if (out === text) return undefined;
+  const doc = parseSettings(entry.format, out).doc;
+  if (entry.created && doc && Object.keys(doc).length === 0) {
     removeInTree(entry.file, treeOf(entry));
     report.push(`removed ${entry.file} (beacon install created it; nothing else is in it)`);
-    return report;
+    return undefined;
   }
-  writeInTree(entry.file, out, treeOf(entry));
-  return report;
+  const written = (bom ? BOM : '') + out;
+  writeInTree(entry.file, written, treeOf(entry));
+  return written;
 }
-
-

@@ -161,12 +161,8 @@ export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'
   const state = readState(ctx.env);
   state.hooksFiles = state.hooksFiles.filter((f) => f !== file && existsSync(f));
   if (state.hooksFiles.length === 0) {
-    // The launcher serves every scope: it goes with the last hooks file, with the directories it leaves empty.
-    if (existsSync(ctx.launcher)) {
-      unlinkSync(ctx.launcher);
-      report.push(`removed the hook launcher ${ctx.launcher}`);
-      removeEmptyDirs(dirname(ctx.launcher), beaconBaseDir(ctx.env));
-    }
+    writeState(ctx.env, state);
+    report.push(...releaseLauncher(ctx.env, ctx.launcher));
     if (state.otlp) {
       const lines = revertOtlp(state.otlp.path, state.otlp.edit);
       report.push(...(lines.length > 0 ? lines : [`${state.otlp.path}: the OTLP keys beacon install set are gone already`]));
@@ -180,6 +176,26 @@ export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'
   }
   writeState(ctx.env, state);
   return report;
+}
+
+/** An agent's install record runs the launcher when it holds hook entries or a plugin (agent-install-state.ts). */
+function agentUsesLauncher(record: unknown): boolean {
+  const r = record as { files?: Array<{ hooks?: unknown[] }>; plugin?: unknown } | null;
+  return Boolean(r?.plugin) || (Array.isArray(r?.files) && r.files.some((f) => Array.isArray(f?.hooks) && f.hooks.length > 0));
+}
+
+/**
+ * The launcher serves goose's hooks files and every agent's hook entries, at every scope: it goes
+ * (with the directories it leaves empty) when the last of them is uninstalled, and stays before.
+ */
+export function releaseLauncher(env: NodeJS.ProcessEnv, launcher: string): string[] {
+  const state = readState(env);
+  const users = [...state.hooksFiles, ...Object.entries(state.agents ?? {}).filter(([, r]) => agentUsesLauncher(r)).map(([k]) => `beacon install ${k.replace(/:user$/, '').replace(/:project$/, ' --scope project')}`)];
+  if (users.length > 0) return existsSync(launcher) ? [`kept the hook launcher ${launcher}: still used by ${users.join(', ')}`] : [];
+  if (!existsSync(launcher)) return [];
+  unlinkSync(launcher);
+  removeEmptyDirs(dirname(launcher), beaconBaseDir(env));
+  return [`removed the hook launcher ${launcher}`];
 }
 
 /** Removes `dir` and its parents while empty, never above `stop`. */

@@ -43,7 +43,7 @@ describe('beacon install <agent> --protocol grpc, then one real run: its model c
           beforeRun() {
             mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true });
             writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port: collector.port, grpcPort, log: collector.log } }));
-            const r = spawnSync(process.execPath, [BEACON_BIN, 'install', id, '--protocol', 'grpc', '--capture-content'], {
+            const r = spawnSync(process.execPath, [BEACON_BIN, 'install', id, '--otlp-only', '--protocol', 'grpc', '--capture-content'], {
               env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SHELL: '/bin/bash', BEACON_SERVICE_NO_ACTIVATE: '1' }, encoding: 'utf8',
             });
             assert.equal(r.status, 0, r.stderr);

@@ -44,7 +44,7 @@ describe('beacon install <agent>, then one real run of the agent: its model call
             // the collector this home's Beacon means
             mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true });
             writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port: collector.port, log: collector.log } }));
-            const r = spawnSync(process.execPath, [BEACON_BIN, 'install', id, '--capture-content'], {
+            const r = spawnSync(process.execPath, [BEACON_BIN, 'install', id, '--otlp-only', '--capture-content'], {
               env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SHELL: '/bin/bash', BEACON_SERVICE_NO_ACTIVATE: '1' }, encoding: 'utf8',
             });
             assert.equal(r.status, 0, r.stderr);

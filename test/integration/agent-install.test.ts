@@ -94,13 +94,14 @@ function write(file: string, text: string): void {
 
 const backups = (file: string) => readdirSync(dirname(file)).filter((f) => f.includes('.beacon-backup-'));
 
-describe('beacon install <agent>: only Beacon\'s keys, every other byte kept, undone exactly', () => {
+// The OTLP half alone (--otlp-only): the hook half is agent-install-hooks.test.ts's.
+describe('beacon install <agent> --otlp-only: only Beacon\'s keys, every other byte kept, undone exactly', () => {
   for (const c of CASES) {
     it(`${c.agent}: install adds exactly Beacon's keys, a reinstall is byte-identical, uninstall restores the original bytes`, () => {
       const h = fakeHome({ XDG_CONFIG_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '' });
       const file = c.file(h);
       write(file, c.original);
-      const r = beaconIn(h, ['install', c.agent]);
+      const r = beaconIn(h, ['install', c.agent, '--otlp-only']);
       assert.equal(r.status, 0, r.stderr);
       const text = readFileSync(file, 'utf8');
       assert.deepEqual(parsed(c, text), withKeys(parsed(c, c.original), c.keys), 'exactly Beacon\'s keys added');
@@ -109,7 +110,7 @@ describe('beacon install <agent>: only Beacon\'s keys, every other byte kept, un
       assert.equal(readFileSync(join(dirname(file), backups(file)[0]!), 'utf8'), c.original);
       assert.match(r.stdout, /content capture off/);
 
-      const again = beaconIn(h, ['install', c.agent]);
+      const again = beaconIn(h, ['install', c.agent, '--otlp-only']);
       assert.equal(again.status, 0, again.stderr);
       assert.match(again.stdout, /already exports to Beacon/);
       assert.equal(readFileSync(file, 'utf8'), text, 'reinstall byte-identical');
@@ -124,12 +125,12 @@ describe('beacon install <agent>: only Beacon\'s keys, every other byte kept, un
       const h = fakeHome({ XDG_CONFIG_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '' });
       const file = c.file(h);
       write(file, c.conflicting);
-      const r = beaconIn(h, ['install', c.agent]);
+      const r = beaconIn(h, ['install', c.agent, '--otlp-only']);
       assert.equal(r.status, 1, 'a refusal is a failure');
-      assert.match(r.stderr, new RegExp(`refusing to change .*\\n.*Beacon would set[\\s\\S]*beacon install ${c.agent} --force`));
+      assert.match(r.stderr, new RegExp(`refusing to change .*\\n.*Beacon would set[\\s\\S]*beacon install ${c.agent} --otlp-only --force`));
       assert.equal(readFileSync(file, 'utf8'), c.conflicting, 'nothing changed');
       assert.equal(backups(file).length, 0);
-      const f = beaconIn(h, ['install', c.agent, '--force']);
+      const f = beaconIn(h, ['install', c.agent, '--otlp-only', '--force']);
       assert.equal(f.status, 0, f.stderr);
       assert.deepEqual(parsed(c, readFileSync(file, 'utf8')), withKeys(parsed(c, c.conflicting), c.keys));
       // edited since install: undone key by key, the user's value put back as written
@@ -196,7 +197,7 @@ describe('beacon doctor <agent> and --send-test <agent>', () => {
         assert.equal(status(before.stdout)[agent], 'fail');
       }
       assert.equal(beaconIn(h, ['install', agent]).status, 0);
-      if (agent === 'copilot-cli') mkdirSync(join(h.home, '.copilot')); // found: its home exists (no settings to write)
+      if (agent === 'copilot-cli') mkdirSync(join(h.home, '.copilot'), { recursive: true }); // found: its home exists (no settings to write)
       const r = beaconIn(h, ['doctor', agent, '--send-test', '--json']);
       const s = status(r.stdout);
       assert.equal(r.status, 0, r.stdout);

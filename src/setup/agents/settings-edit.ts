@@ -95,6 +95,44 @@ export function applySettings(format: SettingsFormat, file: string, text: string
   return out;
 }
 
+/** One edit of a JSON array: append `value` to the array at `path` (created when absent), or remove its element `index`. */
+export type ArrayEdit = { path: string[]; append: unknown } | { path: string[]; remove: number };
+
+/**
+ * Array edits in place (jsonc-parser's `modify`: the user's other elements, comments and layout
+ * kept), checked as applySettings checks its keys: the result parses and equals the old document
+ * with exactly these elements added or removed, else nothing is written by the caller.
+ */
+export function applyArrayEdits(file: string, text: string, edits: readonly ArrayEdit[]): string {
+  const before = parseSettings('json', text);
+  if (before.error !== undefined) throw new BeaconError('bad_data', `${file} does not parse (${before.error}): fix it first. Nothing was changed.`);
+  const expected = structuredClone(before.doc);
+  let out = text;
+  const { applyEdits, modify } = jsonc();
+  for (const e of edits) {
+    const fresh = out.trim() === '';
+    const base = fresh ? '{}' : out;
+    const current = getPath(expected, e.path);
+    if ('append' in e) {
+      const edit = Array.isArray(current)
+        ? modify(base, [...e.path, -1], e.append, { isArrayInsertion: true, formattingOptions: jsonFormatting(base) })
+        : modify(base, [...e.path], [e.append], { formattingOptions: jsonFormatting(base) });
+      out = applyEdits(base, edit) + (fresh ? '\n' : '');
+      if (Array.isArray(current)) current.push(e.append);
+      else setPath(expected, e.path, [e.append]);
+    } else {
+      if (!Array.isArray(current) || e.remove >= current.length) throw new BeaconError('internal', `${file}: no element ${e.remove} in ${e.path.join('.')}`);
+      out = applyEdits(base, modify(base, [...e.path, e.remove], undefined, { formattingOptions: jsonFormatting(base) }));
+      current.splice(e.remove, 1);
+    }
+  }
+  const after = parseSettings('json', out);
+  if (after.error !== undefined || !isDeepStrictEqual(after.doc, expected)) {
+    throw new BeaconError('internal', `editing ${file} in place would not give the expected result; edit ${edits.map((e) => e.path.join('.')).join(', ')} by hand. Nothing was changed.`);
+  }
+  return out;
+}
+
 // ---- JSON with comments ----------------------------------------------------------------------
 
 function jsonFormatting(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {
