@@ -207,7 +207,12 @@ describe('beacon doctor <agent> and --send-test <agent>', () => {
       const after = beaconIn(h, ['doctor', agent]);
       assert.match(after.stdout, new RegExp(`\\[warn\\] ${agent}-events\\s+no ${agent} event has arrived yet \\(only beacon doctor --send-test events`));
       const events = beaconIn(h, ['events', '--json', '--log', c.log]).stdout.trim().split('\n').map((l) => JSON.parse(l));
-      assert.deepEqual(events.map((e) => [e.harness.name, e.event.action, e.session.id.startsWith('beacon-doctor-test-')]), [[agent, 'model.invoked', true]]);
+      // both halves installed: the OTLP half's test record, and the hook half's test call through Beacon's own command
+      const otlp = events.filter((e) => e.harness.collection_method === 'otlp');
+      assert.deepEqual(otlp.map((e) => [e.harness.name, e.event.action, e.session.id.startsWith('beacon-doctor-test-')]), [[agent, 'model.invoked', true]]);
+      const hooks = events.filter((e) => e.harness.collection_method === 'hook');
+      assert.ok(hooks.length > 0 && hooks.every((e) => e.harness.name === agent && e.session.id.startsWith('beacon-doctor-test-')), JSON.stringify(hooks.map((e) => [e.harness.name, e.session.id])));
+      assert.equal(s[`${agent}-send-test-hook`], 'ok', r.stdout);
       const all = beaconIn(h, ['doctor', '--json']);
       assert.ok(JSON.parse(all.stdout).checks.some((x: { id: string }) => x.id === `agent:${agent}`), 'the no-argument doctor has a line for the agent found');
     });
