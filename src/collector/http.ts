@@ -94,7 +94,9 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
   // 250 ms passed between accepting a backlog and parsing its requests, and closing the "idle" sockets
   // (Node counts a socket with no request yet as idle) reset 20 of 48 wholly sent requests.
   const unparsed = new Set<net.Socket>();
+  let accepted = 0;
   app.server.on('connection', (socket: net.Socket) => {
+    accepted++;
     lastRequestAt = Date.now();
     unparsed.add(socket);
     socket.once('close', () => unparsed.delete(socket));
@@ -169,7 +171,8 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
     const since = Date.now();
     // a connection that sent nothing (a browser's preconnect) holds the stop UNPARSED_WAIT_MS at most, not the whole grace
     const waiting = () => unparsed.size > 0 && Date.now() - since < UNPARSED_WAIT_MS;
-    return closeGracefully(app, () => handling > 0 || waiting() || Date.now() - lastRequestAt < 250, options.closeGraceMs ?? 10_000);
+    const busy = () => handling > 0 || waiting() || Date.now() - lastRequestAt < 250;
+    return closeGracefully(app, { busy, accepted: () => accepted }, options.closeGraceMs ?? 10_000);
   };
 
   return {
@@ -184,30 +187,47 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
 /** How long the stop waits for accepted connections to show their first request: ample for a starved machine to parse a backlog. */
 const UNPARSED_WAIT_MS = 3_000;
 
-/** How long the listener stays open once the stop begins: long enough for the event loop to take the backlog. */
+/** How long the listener stays open at least once the stop begins (then until a loop turn accepts nothing: backlogTaken). */
 const BACKLOG_DRAIN_MS = 50;
 
 /**
  * Every request already sent is answered; then no new connections. Closing the listener at once
  * reset the connections the kernel had accepted but Node had not yet taken from the backlog — their
  * request fully sent (issue 22 item 8: 36 of 48 such requests reset). So it stays open for
- * BACKLOG_DRAIN_MS (the loop's poll phase takes the whole queue; what arrives meanwhile is answered
- * 503 + `Connection: close` like any request while stopping), then closes: later connections are
- * refused. The open connections stay, unlike http.Server#close, which would also drop idle
+ * BACKLOG_DRAIN_MS and then until a turn of the loop accepts nothing (backlogTaken; what arrives
+ * meanwhile is answered 503 + `Connection: close` like any request while stopping), then closes:
+ * later connections are refused. The open connections stay, unlike http.Server#close, which would also drop idle
  * keep-alive sockets — and a request just sent on one. `busy` until what is in flight is answered
  * and no connection or request came for a moment (idle means no request and no bytes for that
  * moment, not "not parsed yet"); then idle sockets are closed, the rest cut at the grace's end.
  */
-async function closeGracefully(app: FastifyInstance, busy: () => boolean, graceMs: number): Promise<void> {
+async function closeGracefully(app: FastifyInstance, state: { busy: () => boolean; accepted: () => number }, graceMs: number): Promise<void> {
+  const { busy } = state;
   const deadline = Date.now() + graceMs;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await sleep(BACKLOG_DRAIN_MS);
+  await backlogTaken(state.accepted, deadline);
   if (app.server.listening) net.Server.prototype.close.call(app.server);
   do await sleep(25);
   while (Date.now() < deadline && busy());
   const force = setTimeout(() => app.server.closeAllConnections(), Math.max(0, deadline - Date.now()));
   await app.close();
   clearTimeout(force);
+}
+
+/**
+ * Resolves after a turn of the event loop whose poll phase accepted no connection: the kernel's
+ * accept queue was empty when the loop looked (or at the deadline: a flood that never stops cannot
+ * hold the stop past its grace, each of its requests answered 503). A fixed wait was not enough: on
+ * a starved 2-core machine (load ~9) the loop took 16 queued connections over up to 320 ms after the stop began
+ * (not in one turn), and closing the listener at 50 ms reset those still queued (15 of 48 wholly sent requests).
+ */
+async function backlogTaken(accepted: () => number, deadline: number): Promise<void> {
+  const turn = () => new Promise((r) => setImmediate(r));
+  for (let before = -1; before !== accepted() && Date.now() < deadline; ) {
+    before = accepted();
+    await turn();
+  }
 }
 
 /** Fastify's own failures (an invalid Content-Type header, a hook body over its limit) mapped onto Beacon's codes. */
