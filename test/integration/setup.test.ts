@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hookCommandLine } from '../../src/setup/hooks-file';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
@@ -33,9 +34,11 @@ describe('beacon install goose / uninstall goose', () => {
       const [rule] = doc.hooks[event];
       assert.equal(rule.matcher, undefined, `${event} has no matcher`);
       const [l, bin, base] = [`'${launcher}'`, `'${join(h.home, '.beacon', 'endpoint', 'bin')}'`, `'${join(h.home, '.beacon', 'endpoint')}'`];
-      const checked = `[ -O ${l} ] && [ -O ${bin} ] && [ -O ${base} ] && find ${l} ${bin} ${base} -prune \\( -type l -o -perm -020 -o -perm -002 \\) -exec false {} + 2>/dev/null`;
-      const refused = `{ printf '%s\\n' 'beacon-hooks: ${launcher} not run, nothing recorded: it or a directory above it is a link, another user'\\''s or writable by others, or could not be checked (beacon doctor says which)' >&2; exit 0; }`;
-      assert.deepEqual(rule.hooks, [{ type: 'command', command: `set -- --platform goose --log '${log}' --config '${config}' ${sub}; [ -r ${l} ] && { ${checked} || ${refused}; } && . ${l}`, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
+      // the one spelling (hooks-file.ts; its shell behaviour: test/unit/hook-command.test.ts), and the guard's parts in it
+      const command = hookCommandLine(launcher, log, config, sub);
+      assert.ok(command.startsWith(`set -- --platform goose --log '${log}' --config '${config}' ${sub}; [ -r ${l} ] && { [ -O ${l} ] && [ -O ${bin} ] && [ -O ${base} ] && `), command);
+      assert.ok(command.includes(`find ${l} ${bin} ${base} `) && command.includes('-prune \\( -type l -o -perm -020 -o -perm -002 \\) -exec false {} +') && command.endsWith(`&& . ${l}`), command);
+      assert.deepEqual(rule.hooks, [{ type: 'command', command, timeout, ...(event === 'PreToolUse' ? { on_failure: 'allow' } : {}) }]);
     }
     assert.equal(statSync(launcher).mode & 0o111, 0o111, 'launcher executable');
     const before = statSync(file).mtimeMs;
