@@ -1,68 +1,46 @@
 /**
- * The real agent CLIs (the agents lab's pins) running their hooks into Beacon: the hooks set by
- * hand in each one's private HOME (the installer half of issue 30 comes later), each a
- * `sh -c` command line running the built dist/beacon-hooks.js, against the mock model's two-tool
+ * The real agent CLIs (the agents lab's pins) running their hooks into Beacon: the hooks written by
+ * `beacon install <agent> --hooks-only` alone into each one's private HOME (the guarded launcher
+ * and its adapter, no collector: the fallback path), against the mock model's two-tool
  * script (write a file, then run a command that fails with exit 2). Its telemetry is off: what is
  * in the log came through the hooks alone. A missing CLI is a skip with its reason, never a pass.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EventLog } from '../../src/store/log/event-log';
 import { listJoined } from '../../src/store/queries/joined-events';
 import { agentBinary, runAgent, type AgentName } from '../helpers/agent-cli';
 import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
-import { agentHookCommand } from '../helpers/hooks';
 import { startMockModel } from '../helpers/mock-model';
 import { tempDir } from '../helpers/paths';
 
 const PROMPT = 'Write the lab note, then list the missing directory.';
 
-type Entries = (log: string) => Record<string, unknown>;
-
-/** A hook entry per event the adapter answers, in each agent's own configuration schema and timeout unit. */
-function claudeShapeHooks(platform: string, events: string[], toolEvents: string[], entry: (command: string, event: string) => Record<string, unknown>): Entries {
-  return (log) => Object.fromEntries(events.map((e) => [e, [{ ...(toolEvents.includes(e) ? { matcher: '*' } : {}), hooks: [entry(agentHookCommand(platform, log, e), e)] }]]));
-}
-
 interface RealAgent {
   name: AgentName;
   platform: string;
-  /** where the agent reads hooks (user level), and how Beacon's entries go in beside the runner's settings */
-  settings: (home: string) => string;
-  hooks: Entries;
 }
 
+/** Codex is below: its own script (no edit tool on the lab's slug) and its trust flag. */
 const REAL: RealAgent[] = [
-  {
-    name: 'claude', platform: 'claude-code', settings: (home) => join(home, '.claude', 'settings.json'),
-    hooks: claudeShapeHooks('claude-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command) => ({ type: 'command', command, timeout: 30 })),
-  },
-  {
-    // Gemini counts hook timeouts in milliseconds
-    name: 'gemini', platform: 'gemini-cli', settings: (home) => join(home, '.gemini', 'settings.json'),
-    hooks: claudeShapeHooks('gemini-cli', ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], ['BeforeTool', 'AfterTool'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
-  },
-  {
-    name: 'qwen', platform: 'qwen-code', settings: (home) => join(home, '.qwen', 'settings.json'),
-    hooks: claudeShapeHooks('qwen-code', ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], (command, e) => ({ type: 'command', command, name: `beacon-${e}`, timeout: 30_000 })),
-  },
-  {
-    // camelCase events at the user level ($COPILOT_HOME/settings.json `hooks`), `bash` and `timeoutSec`
-    name: 'copilot', platform: 'copilot-cli', settings: (home) => join(home, '.copilot', 'settings.json'),
-    hooks: (log) => Object.fromEntries(['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'sessionEnd'].map((e) => [e, [{ type: 'command', bash: agentHookCommand('copilot-cli', log, e), timeoutSec: 30 }]])),
-  },
+  { name: 'claude', platform: 'claude-code' },
+  { name: 'gemini', platform: 'gemini-cli' },
+  { name: 'qwen', platform: 'qwen-code' },
+  { name: 'copilot', platform: 'copilot-cli' },
 ];
 
-/** Beacon's hooks merged into the settings file the runner wrote (or a new one). */
-function addHooks(agent: RealAgent, home: string, log: string): void {
-  const file = agent.settings(home);
-  const settings = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  settings.hooks = agent.hooks(log);
-  if (agent.name === 'gemini') settings.hooksConfig = { enabled: true };
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(settings, null, 2));
+/**
+ * Beacon's hooks as `beacon install <agent> --hooks-only` writes them, into the settings file the
+ * runner wrote (the agent's private HOME): the entries, the guarded launcher, Codex's switch.
+ */
+function installHooks(platform: string, home: string, log: string): void {
+  const r = runBeacon(['install', platform, '--hooks-only', '--log', log], {
+    HOME: home, XDG_CONFIG_HOME: join(home, '.config'), CODEX_HOME: join(home, '.codex'), COPILOT_HOME: join(home, '.copilot'),
+    CLAUDE_CONFIG_DIR: '', BEACON_ENDPOINT_LOG: '', BEACON_SERVICE_NO_ACTIVATE: '1',
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
 }
 
 async function agentRun(agent: RealAgent, deny: boolean) {
@@ -81,7 +59,7 @@ async function agentRun(agent: RealAgent, deny: boolean) {
   const command = `touch ${sideEffect} && ls /nonexistent-dir`;
   const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
   try {
-    const run = await runAgent(agent.name, { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 100_000, env, beforeRun: () => addHooks(agent, home, log) });
+    const run = await runAgent(agent.name, { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: PROMPT, telemetry: false, timeoutMs: 100_000, env, beforeRun: () => installHooks(agent.platform, home, log) });
     return { run, log, note, sideEffect, command, mock, records: existsSync(log) ? jsonl(runBeacon(['events', '--log', log, '--json']).stdout) : [] };
   } finally {
     await mock.close();
@@ -133,7 +111,6 @@ for (const agent of REAL) {
  */
 describe("codex (real CLI) with Beacon's hooks", () => {
   const found = agentBinary('codex');
-  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'];
   async function codexRun(deny: boolean) {
     const home = tempDir('codex-hooks-home-');
     const work = tempDir('codex-hooks-work-');
@@ -145,11 +122,7 @@ describe("codex (real CLI) with Beacon's hooks", () => {
       chmodSync(provider, 0o755);
       env.BEACON_POLICY_PROVIDER = provider;
     }
-    const configure = () => {
-      const codexHome = join(home, '.codex');
-      writeFileSync(join(codexHome, 'config.toml'), `${readFileSync(join(codexHome, 'config.toml'), 'utf8')}\n[features]\nhooks = true\n`);
-      writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: claudeShapeHooks('codex', events, ['PreToolUse', 'PostToolUse'], (command) => ({ type: 'command', command, timeout: 30 }))(log) }));
-    };
+    const configure = () => installHooks('codex', home, log);
     const mock = await startMockModel();
     try {
       const run = await runAgent('codex', { mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, telemetry: false, timeoutMs: 100_000, env, flags: ['--dangerously-bypass-hook-trust'], beforeRun: configure });

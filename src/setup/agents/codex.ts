@@ -60,7 +60,7 @@ export const codex: AgentSpec = {
   // runs none of them until `[features] hooks = true` is set and the hooks are trusted.
   hooks: {
     file: (scope, { env, cwd }) => ({ format: 'json', path: scope === 'user' ? join(codexHome(env), 'hooks.json') : join(cwd, '.codex', 'hooks.json') }),
-    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
     arrayPath: (event) => ['hooks', event],
     entry: (event, command) => matcherGroup(TOOL_EVENTS, { type: 'command', command, timeout: HOOK_TIMEOUT_S }, event),
     commandsOf: matcherGroupCommands,
