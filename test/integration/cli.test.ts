@@ -77,7 +77,7 @@ describe('beacon --help, --version, mistakes', () => {
     assert.match(svc.stderr, /did you mean "install"/);
     const stream = runBeacon(['stream']);
     assert.equal(stream.status, 2);
-    assert.match(stream.stderr, /which runtime\? goose/);
+    assert.match(stream.stderr, /which agent\? goose, claude-code, codex, gemini-cli, qwen-code, opencode, copilot-cli/);
     assert.equal(runBeacon(['events', '--log']).stderr.includes('--log needs a value (PATH)'), true);
   });
 
