@@ -148,6 +148,6 @@ export function checkStreamRun(name: AgentName, r: StreamLabRun, e: StreamExpect
   assert.deepEqual(usage.usage, e.noUsage ? none : e.truth ?? r.truth, 'the run report equals the mock\'s truth');
 
   const unknown = pipeThroughBeacon(platform, `${r.run.stdout}{"type":"beacon_lab_unheard_of","n":1}\n`, ['--no-log']);
-  assert.deepEqual(jsonl(unknown.stdout).find((h) => h.type === 'unknown')?.raw, { type: 'beacon_lab_unheard_of', n: 1 });
+  assert.deepEqual(jsonl(unknown.stdout).find((h) => h.type === 'unknown' && (h.raw as { type?: string } | undefined)?.type === 'beacon_lab_unheard_of')?.raw, { type: 'beacon_lab_unheard_of', n: 1 });
   return session;
 }
