@@ -27,7 +27,7 @@ function claudeTranscript(): string {
   return [
     line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-11-15T10:00:00.000Z', sessionId: SESSION, content: `prompt with ${SECRET}` }),
     line({ ...claudeBase('00.100'), type: 'user', uuid: 'u-1', promptId: 'p-1', message: { role: 'user', content: `Write the note. my token is ${SECRET}` } }),
-    assistant('01.000', 'msg_1', [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: '/work/note.txt', content: 'hello\n' } }], usage(1200, 300, 50, 40), 'tool_use'),
+    assistant('01.000', 'msg_1', [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: '/home/alice/proj/note.txt', content: 'hello\n' } }], usage(1200, 300, 50, 40), 'tool_use'),
     line({ ...claudeBase('01.100'), type: 'user', uuid: 'u-2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'File created successfully' }] } }),
     assistant('02.000', 'msg_2', [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: `curl -H "Authorization: token ${SECRET}" /nonexistent` } }], usage(1200, 300, 50, 40), 'tool_use'),
     line({ ...claudeBase('02.100'), type: 'user', uuid: 'u-3', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'Exit code 2\ncurl: nope', is_error: true }] } }),
@@ -99,7 +99,7 @@ describe('beacon import', () => {
     ]);
     const failed = all.filter((x) => x.event.action === 'tool.failed');
     assert.deepEqual(failed.map((x) => [x.harness.name, x.command?.exit_code, x.gen_ai.tool.call.id]).sort(), [['claude-code', 2, 'toolu_2'], ['codex', 2, 'call_1']]);
-    assert.equal(all.find((x) => x.event.action === 'file.modified')?.file.path, '/work/note.txt');
+    assert.equal(all.find((x) => x.event.action === 'file.modified')?.file.path, '/home/alice/proj/note.txt');
     const usage = runBeacon(['token-usage', '--log', log, '--since', '2026-11-01', '--json']);
     assert.equal(usage.status, 0, usage.stderr);
   });
