@@ -107,6 +107,33 @@ function claudeBreakdownShortfall(home: string): Map<Cell, number> {
   return out;
 }
 
+/** The cells of `beacon token-usage --by day --breakdown --json` (its model key is `model (provider)`). */
+export function beaconReportCells(report: string): Map<Cell, Buckets> {
+  const out = new Map<Cell, Buckets>();
+  for (const day of JSON.parse(report).groups) {
+    for (const m of day.models) {
+      const model = /^(.*) \([^()]*\)$/.exec(m.key)?.[1] ?? m.key;
+      const u = m.usage;
+      out.set(cell(day.key, model), { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, reasoning: u.reasoning_output_tokens });
+    }
+  }
+  return out;
+}
+
+/** The cells of `ccusage daily --json`, parsed (with --by-agent and `agent`: that agent's only; reasoning: none, the unified report has it not). */
+export function ccusageReportCells(report: any, agent?: string): Map<Cell, Buckets> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const out = new Map<Cell, Buckets>();
+  for (const day of report.daily) {
+    const parts = agent === undefined ? [day] : (day.agents ?? []).filter((a: { agent: string }) => a.agent === agent);
+    for (const part of parts) {
+      for (const m of part.modelBreakdowns) {
+        out.set(cell(day.period, m.modelName), { input: m.inputTokens, output: m.outputTokens, cacheRead: m.cacheReadTokens, cacheWrite: m.cacheCreationTokens, reasoning: null });
+      }
+    }
+  }
+  return out;
+}
+
 /** Beacon's cells: imported from the home into a fresh log, then its own day-by-model report (UTC days). */
 export function beaconCells(row: CcusageRow, home: string): Map<Cell, Buckets> {
   const log = join(tempDir('ccusage-compare-log-'), 'events.db');
@@ -114,15 +141,7 @@ export function beaconCells(row: CcusageRow, home: string): Map<Cell, Buckets> {
   if (imported.status !== 0 || imported.stderr !== '') throw new Error(`beacon import: ${imported.stderr}`);
   const report = runBeacon(['token-usage', '--log', log, '--by', 'day', '--breakdown', '--utc', '--harness', row.harness, '--json']);
   if (report.status !== 0) throw new Error(`beacon token-usage: ${report.stderr}`);
-  const out = new Map<Cell, Buckets>();
-  for (const day of JSON.parse(report.stdout).groups) {
-    for (const m of day.models) {
-      const model = /^(.*) \([^()]*\)$/.exec(m.key)?.[1] ?? m.key; // the key is `model (provider)`
-      const u = m.usage;
-      out.set(cell(day.key, model), { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, reasoning: u.reasoning_output_tokens });
-    }
-  }
-  return out;
+  return beaconReportCells(report.stdout);
 }
 
 function ccusage(args: string[], row: CcusageRow, home: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -139,15 +158,10 @@ function ccusage(args: string[], row: CcusageRow, home: string): any { // eslint
  * report has none).
  */
 export function ccusageCells(row: CcusageRow, home: string): Map<Cell, Buckets> {
-  const out = new Map<Cell, Buckets>();
-  for (const day of ccusage(['daily', '--by-agent'], row, home).daily) {
-    for (const agent of day.agents ?? []) {
-      if (agent.agent !== row.ccusage) throw new Error(`ccusage found ${agent.agent}'s files under ${home}`);
-      for (const m of agent.modelBreakdowns) {
-        out.set(cell(day.period, m.modelName), { input: m.inputTokens, output: m.outputTokens, cacheRead: m.cacheReadTokens, cacheWrite: m.cacheCreationTokens, reasoning: null });
-      }
-    }
-  }
+  const unified = ccusage(['daily', '--by-agent'], row, home);
+  const others = unified.daily.flatMap((d: { agents?: { agent: string }[] }) => (d.agents ?? []).map((a) => a.agent)).filter((a: string) => a !== row.ccusage);
+  if (others.length > 0) throw new Error(`ccusage found ${others.join(', ')}'s files for ${row.agent}'s home`);
+  const out = ccusageReportCells(unified, row.ccusage);
   for (const day of ccusage([row.ccusage, 'daily'], row, home).daily) {
     const models: [string, { reasoningOutputTokens?: number }][] = day.models ? Object.entries(day.models) : (day.modelBreakdowns ?? []).map((m: { modelName: string }) => [m.modelName, m]);
     for (const [name, m] of models) {
