@@ -205,6 +205,9 @@ export async function labRun(agent: AgentName): Promise<string> {
 const AGENT_LABEL: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', opencode: 'opencode', copilot: 'Copilot CLI' };
 const buckets = (b: Buckets | null) => (b ? [b.input, b.output, b.cacheRead, b.cacheWrite, b.reasoning ?? '—'].join(' / ') : '(none)');
 const same = (a: Buckets | null, b: Buckets | null) => JSON.stringify(a) === JSON.stringify(b);
+const BUCKET_NAMES: Record<keyof Buckets, string> = { input: 'input', output: 'output', cacheRead: 'cache read', cacheWrite: 'cache write', reasoning: 'reasoning' };
+/** `cache write, reasoning`: the buckets two reports differ in */
+const differing = (a: Buckets, b: Buckets) => (Object.keys(BUCKET_NAMES) as (keyof Buckets)[]).filter((k) => a[k] !== b[k]).map((k) => BUCKET_NAMES[k]).join(', ');
 
 /** The side-by-side table (Markdown), one line per agent, day and model. */
 export function sideBySide(comparisons: Comparison[]): string {
@@ -215,7 +218,7 @@ export function sideBySide(comparisons: Comparison[]): string {
   for (const { row, cells } of comparisons) {
     for (const c of cells) {
       const [day, model] = c.at.split('\t');
-      const note = same(c.beacon, c.ccusage) ? 'none' : same(c.expected, c.ccusage) ? `by design: ${row.why}` : 'UNEXPLAINED';
+      const note = same(c.beacon, c.ccusage) ? 'none' : !c.beacon || !c.ccusage ? 'only one has it: UNEXPLAINED' : `${differing(c.beacon, c.ccusage)}: ${same(c.expected, c.ccusage) ? `by design (${row.why})` : 'UNEXPLAINED'}`;
       lines.push(`| ${AGENT_LABEL[row.agent]} | ${day} | ${model} | ${buckets(c.beacon)} | ${buckets(c.ccusage)} | ${note} |`);
     }
   }
