@@ -25,13 +25,16 @@ import { benchDurability, benchRetention, benchWriterDurability } from './store'
 import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
+import { benchImport } from './import';
 import { benchGrpc } from './grpc';
 import { benchFootprint, serviceNodeArgs } from './footprint';
 import { printIssue25Table } from './summary';
 import { benchNodeFlags } from './node-flags';
 import { memoryMb, rate } from './measure';
 
-const only = process.argv.slice(2);
+// `npm run bench -- import calls=20000`: section names, and `name=value` parameters
+const only = process.argv.slice(2).filter((a) => !a.includes('='));
+const params = new Map(process.argv.slice(2).filter((a) => a.includes('=')).map((a) => a.split('=', 2) as [string, string]));
 const want = (name: string) => only.length === 0 || only.includes(name);
 
 /** CPU seconds (user + system, all threads) a process has used: /proc/PID/stat fields 14 and 15, in clock ticks. */
@@ -185,6 +188,7 @@ async function main() {
   if (want('follow')) Object.assign(results, await benchFollow());
   if (want('logs')) Object.assign(results, benchLogs());
   if (want('agents')) Object.assign(results, benchAgents());
+  if (want('import')) Object.assign(results, benchImport(Number(params.get('calls') ?? 100_000)));
   if (want('grpc')) Object.assign(results, await benchGrpc());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());
