@@ -108,7 +108,7 @@ export class CodexStreamParser extends StreamState {
     const out = [...this.flush(), ...this.unanswered()];
     const u = isObj(rec.usage) ? rec.usage : undefined;
     const cacheWrite = u ? num(u.cache_write_input_tokens) : undefined;
-    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cached_input_tokens), cacheCreation: cacheWrite || undefined, reasoning: num(u.reasoning_output_tokens) }, SEMCONV_USAGE);
+    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cached_input_tokens), cacheWrite: cacheWrite || undefined, reasoning: num(u.reasoning_output_tokens) }, SEMCONV_USAGE);
     if (usage) out.push(this.usage({ scope: 'run', usage, reported: { turn: ++this.turns, usage: u } }, at));
     return out;
   }

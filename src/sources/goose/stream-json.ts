@@ -1,5 +1,7 @@
 import { cutDeepNesting } from '../../model/nesting';
-import type { HarnessEvent, StreamDetail, StreamEvent, StreamUsage } from '../../model/harness-event';
+import type { HarnessEvent, StreamDetail, StreamEvent } from '../../model/harness-event';
+import { disjointUsage } from '../../model/usage';
+import { GOOSE_USAGE } from './usage';
 import type { Line } from '../../stream/lines';
 import type { StreamParser } from '../stream-adapter';
 import { harnessToolEvent } from './stream-tools';
@@ -66,8 +68,6 @@ export class GooseStreamParser implements StreamParser {
   private lastTime?: string;
   private readonly open = new Map<string, OpenTool>();
   private readonly options: Required<Omit<ParserOptions, 'sessionId'>> & { sessionId?: string };
-  /** the last `complete` seen: session-cumulative usage as goose reports it */
-  usage?: StreamUsage;
 
   constructor(options: ParserOptions = {}) {
     this.options = { maxPendingChars: 1024 * 1024, maxOpenTools: 10_000, now: () => new Date(), ...options };
@@ -106,15 +106,10 @@ export class GooseStreamParser implements StreamParser {
       case 'error':
         return [...this.flush(), this.emit({ type: 'error', message: asString(rec.error) ?? JSON.stringify(rec.error ?? null) })];
       case 'complete': {
-        this.usage = {
-          totalTokens: num(rec.total_tokens),
-          inputTokens: num(rec.input_tokens),
-          outputTokens: num(rec.output_tokens),
-          cacheReadTokens: num(rec.cache_read_input_tokens),
-          cacheWriteTokens: num(rec.cache_write_input_tokens),
-          costUsd: num(rec.cost_usd),
-        };
-        return [...this.flush(), ...this.unanswered(), { harness: null, detail: { usage: this.usage, ...this.lastInference } }];
+        // session-cumulative, in goose's semantics (input includes both cache buckets): stored disjoint
+        const reported = { total_tokens: num(rec.total_tokens), input_tokens: num(rec.input_tokens), output_tokens: num(rec.output_tokens), cache_read_input_tokens: num(rec.cache_read_input_tokens), cache_write_input_tokens: num(rec.cache_write_input_tokens), cost_usd: num(rec.cost_usd) };
+        const usage = disjointUsage({ input: reported.input_tokens, output: reported.output_tokens, cacheRead: reported.cache_read_input_tokens, cacheWrite: reported.cache_write_input_tokens, costUsd: reported.cost_usd }, GOOSE_USAGE);
+        return [...this.flush(), ...this.unanswered(), { harness: null, detail: { usageReport: { scope: 'session', usage: usage ?? {}, reported }, ...this.lastInference } }];
       }
       default:
         return [this.unknown(rec)];

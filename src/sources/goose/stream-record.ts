@@ -1,8 +1,6 @@
 import { localUser, newRecord } from '../../model/envelope';
 import { callEventId, contentEventId, freshEventId } from '../../model/event-id';
 import type { BeaconRecord, NormalizedEvent } from '../../model/record';
-import { disjointUsage } from '../../model/usage';
-import { GOOSE_USAGE } from './usage';
 import { applyToolClassification } from '../../taxonomy/classify';
 import { classifyGooseTool } from './tools';
 import type { StreamEvent } from '../../model/harness-event';
@@ -34,17 +32,15 @@ function recordOf(ev: StreamEvent, sessionId?: string, runId?: string): Normaliz
 
   if (h === null) {
     if (d.approval) return approvalRecord(d.approval, d.timestamp ? BigInt(Date.parse(d.timestamp)) * 1_000_000n : ns, sessionId, scope);
-    if (!d.usage) return undefined;
-    const u = d.usage;
+    if (!d.usageReport) return undefined;
+    const u = d.usageReport.reported;
     const r = base(ns, 'usage.reported', 'usage', freshEventId(), sessionId, 'Session usage reported by goose');
-    // goose reports session-cumulative totals; input includes both cache buckets, stored disjoint.
-    const usage = disjointUsage({ input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheCreation: u.cacheWriteTokens, costUsd: u.costUsd }, GOOSE_USAGE);
     r.gen_ai = {
-      usage: usage ?? {},
+      usage: d.usageReport.usage,
       ...(d.provider ? { provider: { name: d.provider } } : {}),
     };
     if (d.model) r.model = d.model;
-    r.raw = { stream_record: 'complete', usage_scope: 'session_cumulative', cost_source: u.costUsd !== undefined ? 'reported' : undefined, total_tokens: u.totalTokens, input_tokens: u.inputTokens };
+    r.raw = { stream_record: 'complete', usage_scope: 'session_cumulative', cost_source: u.cost_usd !== undefined ? 'reported' : undefined, total_tokens: u.total_tokens, input_tokens: u.input_tokens };
     return { record: r, timeUnixNano: ns };
   }
 
