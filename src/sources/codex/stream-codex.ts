@@ -116,7 +116,7 @@ export class CodexStreamParser extends StreamState {
 
 export const codexStream: StreamAdapter = {
   platform: 'codex',
-  command: 'codex exec --json',
+  mode: { program: 'codex', subcommand: { name: 'exec', aliases: ['e'] }, flags: [{ name: '--json', aliases: ['--experimental-json'] }] },
   example: 'codex exec --json "fix the tests" | beacon stream codex --tee',
   createParser: (o) => new CodexStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'codex', classify: (name, args, options) => classifyToolUse(name, codexStreamToolUse(name, args), options) }),

@@ -109,7 +109,7 @@ export class CopilotStreamParser extends StreamState {
 
 export const copilotCliStream: StreamAdapter = {
   platform: 'copilot-cli',
-  command: 'copilot -p … --output-format json',
+  mode: { program: 'copilot', userPart: '-p …', flags: [{ name: '--output-format', value: 'json' }] },
   example: 'copilot -p "fix the tests" --allow-all --output-format json | beacon stream copilot-cli --tee',
   createParser: (o) => new CopilotStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'copilot-cli', classify: classifyCopilotTool }),

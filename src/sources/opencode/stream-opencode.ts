@@ -70,7 +70,7 @@ export class OpencodeStreamParser extends StreamState {
 
 export const opencodeStream: StreamAdapter = {
   platform: 'opencode',
-  command: 'opencode run --format json',
+  mode: { program: 'opencode', subcommand: { name: 'run' }, flags: [{ name: '--format', value: 'json' }] },
   example: 'opencode run --format json "fix the tests" | beacon stream opencode --tee',
   createParser: (o) => new OpencodeStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'opencode', classify: classifyOpencodeTool }),
