@@ -38,6 +38,17 @@ describe('goose stream-json → harness events', () => {
     ]);
   });
 
+  it('an unknown record or block between two fragments of one message is surfaced where it stands; the fragments stay one span (goose\'s variant of the shared rules)', () => {
+    const evs = run([
+      msg('m1', 'assistant', [text('Running')]),
+      JSON.stringify({ type: 'notification', extension_id: 'developer', log: { message: 'running' } }),
+      'not json',
+      msg('m1', 'assistant', [{ type: 'brandNewBlock' }, text(' now.')]),
+    ]);
+    assert.deepEqual(strip(evs).map((e) => e.type), ['unknown', 'unknown', 'unknown', 'agent']);
+    assert.deepEqual(strip(evs)[3], { type: 'agent', message: 'Running now.' });
+  });
+
   it('interleaved thinking/text/tool blocks across several message ids', () => {
     const evs = run([
       msg('a', 'assistant', [thinking('plan'), text('Let me look.')]),
