@@ -90,7 +90,7 @@ export class ClaudeShapeStreamParser extends StreamState {
 
   /** The run boundary: flushes, reports the unanswered requests, the run's usage and (a failed run) its error. */
   private result(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     if (rec.is_error === true || (typeof rec.subtype === 'string' && rec.subtype !== 'success')) {
       out.push(...this.error(asString(rec.result) ?? asString(rec.subtype) ?? 'run failed', at, asString(rec.subtype)));
     }

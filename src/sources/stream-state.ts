@@ -103,6 +103,11 @@ export abstract class StreamState implements StreamParser {
   }
 
   end(): StreamEvent[] {
+    return this.runBoundary();
+  }
+
+  /** The run boundary (a result, a turn's end, the end of input): the pending text, then every request still unanswered. */
+  protected runBoundary(): StreamEvent[] {
     return [...this.flush(), ...this.unanswered()];
   }
 

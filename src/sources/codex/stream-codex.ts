@@ -105,7 +105,7 @@ export class CodexStreamParser extends StreamState {
 
   /** The turn's boundary: flushes, reports the unanswered requests and the turn's usage (Codex gives no per-call usage). */
   private turnCompleted(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     const u = isObj(rec.usage) ? rec.usage : undefined;
     const cacheWrite = u ? num(u.cache_write_input_tokens) : undefined;
     const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cached_input_tokens), cacheWrite: cacheWrite || undefined, reasoning: num(u.reasoning_output_tokens) }, SEMCONV_USAGE);

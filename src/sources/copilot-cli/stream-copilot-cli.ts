@@ -65,7 +65,7 @@ export class CopilotStreamParser extends StreamState {
         return this.error(asString(data.message) ?? 'session error', at, asString(data.errorType));
       case 'result': {
         this.streamSessionId ??= asString(rec.sessionId);
-        const out = [...this.flush(), ...this.unanswered()];
+        const out = this.runBoundary();
         if (num(rec.exitCode) !== undefined && rec.exitCode !== 0) out.push(...this.error(`copilot exited with ${String(rec.exitCode)}`, at, 'exit_code'));
         return out;
       }

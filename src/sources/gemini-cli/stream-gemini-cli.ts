@@ -59,7 +59,7 @@ export class GeminiStreamParser extends StreamState {
   }
 
   private result(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     this.message++;
     if (rec.status !== undefined && rec.status !== 'success') {
       const e = isObj(rec.error) ? rec.error : {};

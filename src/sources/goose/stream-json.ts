@@ -66,7 +66,7 @@ export class GooseStreamParser extends StreamState {
         // session-cumulative, in goose's semantics (input includes both cache buckets): stored disjoint
         const reported = { total_tokens: num(rec.total_tokens), input_tokens: num(rec.input_tokens), output_tokens: num(rec.output_tokens), cache_read_input_tokens: num(rec.cache_read_input_tokens), cache_write_input_tokens: num(rec.cache_write_input_tokens), cost_usd: num(rec.cost_usd) };
         const usage = disjointUsage({ input: reported.input_tokens, output: reported.output_tokens, cacheRead: reported.cache_read_input_tokens, cacheWrite: reported.cache_write_input_tokens, costUsd: reported.cost_usd }, GOOSE_USAGE);
-        return [...this.flush(), ...this.unanswered(), this.usage({ scope: 'session', usage: usage ?? {}, reported })];
+        return [...this.runBoundary(), this.usage({ scope: 'session', usage: usage ?? {}, reported })];
       }
       default:
         return this.unknown(rec);
