@@ -26,8 +26,7 @@ export interface StreamDetail {
   model?: string;
   provider?: string;
   tool?: { callId: string; name: string; arguments: unknown; answered: boolean; failed: boolean; exitCode?: number };
-  usage?: StreamUsage;
-  /** token usage another agent's stream reported, already in Beacon's disjoint buckets */
+  /** token usage the stream reported, already in Beacon's disjoint buckets (model/usage.ts) */
   usageReport?: StreamUsageReport;
   /** goose asked the user to confirm a tool call, or the user answered (goose's Permission, snake_case) */
   approval?: { callId: string; toolName?: string; arguments?: unknown; prompt?: string; decision?: string };
@@ -39,26 +38,18 @@ export interface StreamDetail {
 
 /**
  * Usage from an agent's stream: a whole run's totals (`run`: Codex's turn, Gemini's and Claude's
- * result) or one model call's (`call`: opencode's step_finish). Recorded as `usage.reported`, which
- * token-usage counts only for a session none of whose model calls arrived one by one.
+ * result), one model call's (`call`: opencode's step_finish) or the session's so far (`session`:
+ * goose's complete, shown beside the per-call sums, never added to them). Recorded as
+ * `usage.reported`, which token-usage counts (run and call) only for a session none of whose model
+ * calls arrived one by one.
  */
 export interface StreamUsageReport {
-  scope: 'run' | 'call';
+  scope: 'run' | 'call' | 'session';
   usage: Usage;
   /** the stream's own numbers, kept in the record's raw (what Beacon's buckets were computed from) */
   reported: Record<string, unknown>;
   /** the stream's id of the model call (scope call) */
   callId?: string;
-}
-
-/** goose's `complete` record: flat, session-cumulative token counts and a reported cost. */
-export interface StreamUsage {
-  totalTokens?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  costUsd?: number;
 }
 
 export interface StreamEvent {

@@ -14,14 +14,30 @@ export interface UsageSemantics {
 /** The GenAI semantic conventions' reading (and goose's, which documents it). */
 export const SEMCONV_USAGE: UsageSemantics = Object.freeze({ inputIncludesCache: true, outputIncludesReasoning: true });
 
-/** Token counts as a source reports them; what `input` and `output` cover is the source's `UsageSemantics`. */
-export interface ReportedUsage {
+/**
+ * Token counts: the one usage type. A source fills in what it reported (undefined: it said nothing),
+ * each bucket as its `UsageSemantics` says, until `disjointUsage` puts them in Beacon's disjoint
+ * buckets (input without either cache bucket, output with reasoning inside) — the meaning every
+ * sum over the log (`TokenTotals`) and every price estimate has.
+ */
+export interface TokenUsage {
   input?: number;
   output?: number;
   cacheRead?: number;
-  cacheCreation?: number;
+  cacheWrite?: number;
   reasoning?: number;
   costUsd?: number;
+}
+
+/** Disjoint token usage summed over model calls: every bucket counted, so their sum counts each token once. */
+export type TokenTotals = Required<Pick<TokenUsage, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>>;
+
+/** Disjoint totals with, per long-context threshold T, the part from calls whose prompt exceeded T. */
+export type TieredTokenTotals = TokenTotals & { above: Record<number, TokenTotals> };
+
+/** All tokens of disjoint totals (reasoning is inside output, never added to it). */
+export function totalTokens(b: TokenTotals): number {
+  return b.input + b.output + b.cacheRead + b.cacheWrite;
 }
 
 /**
@@ -30,15 +46,15 @@ export interface ReportedUsage {
  * Undefined when the source reported nothing. Every source goes through here with its own
  * semantics, so the arithmetic exists once.
  */
-export function disjointUsage(u: ReportedUsage, semantics: UsageSemantics): Usage | undefined {
+export function disjointUsage(u: TokenUsage, semantics: UsageSemantics): Usage | undefined {
   if (Object.values(u).every((v) => v === undefined)) return undefined;
   const usage: Usage = {};
   if (u.input !== undefined) {
-    usage.input_tokens = semantics.inputIncludesCache ? Math.max(0, u.input - (u.cacheRead ?? 0) - (u.cacheCreation ?? 0)) : u.input;
+    usage.input_tokens = semantics.inputIncludesCache ? Math.max(0, u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0)) : u.input;
   }
   if (u.output !== undefined) usage.output_tokens = semantics.outputIncludesReasoning ? u.output : u.output + (u.reasoning ?? 0);
   if (u.cacheRead !== undefined) usage.cache_read = { input_tokens: u.cacheRead };
-  if (u.cacheCreation !== undefined) usage.cache_creation = { input_tokens: u.cacheCreation };
+  if (u.cacheWrite !== undefined) usage.cache_creation = { input_tokens: u.cacheWrite };
   if (u.reasoning !== undefined) usage.reasoning = { output_tokens: u.reasoning };
   if (u.costUsd !== undefined && Number.isFinite(u.costUsd) && u.costUsd >= 0) usage.cost_usd = u.costUsd;
   return usage;

@@ -1,14 +1,5 @@
-import { LONG_CONTEXT_THRESHOLDS } from '../model/usage';
+import { LONG_CONTEXT_THRESHOLDS, type TieredTokenTotals, type TokenTotals } from '../model/usage';
 import type { PricedModel, Rates } from './catalog';
-
-/** Token sums of a group of model calls; `above[T]` holds the part from calls whose prompt exceeded T tokens. */
-export interface TokenSums {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  above: Record<number, { input: number; output: number; cacheRead: number; cacheWrite: number }>;
-}
 
 
 /**
@@ -16,10 +7,10 @@ export interface TokenSums {
  * priced at the input rate; cache writes at the 5-minute rate (goose does not say which TTL it used).
  * Reasoning tokens are inside output and priced with it. Undefined when input or output has no rate.
  */
-export function estimateCost(sums: TokenSums, m: PricedModel): number | undefined {
+export function estimateCost(sums: TieredTokenTotals, m: PricedModel): number | undefined {
   if (m.input === undefined || m.output === undefined) return undefined;
   const tier = m.tiers?.filter((t) => (LONG_CONTEXT_THRESHOLDS as readonly number[]).includes(t.above_tokens)).sort((a, b) => a.above_tokens - b.above_tokens)[0];
-  const cost = (n: { input: number; output: number; cacheRead: number; cacheWrite: number }, r: Rates, base: Rates) => {
+  const cost = (n: TokenTotals, r: Rates, base: Rates) => {
     const input = r.input ?? base.input!;
     const output = r.output ?? base.output!;
     return (n.input * input + n.output * output + n.cacheRead * (r.cache_read ?? base.cache_read ?? input) + n.cacheWrite * (r.cache_write_5m ?? base.cache_write_5m ?? input)) / 1e6;

@@ -1,16 +1,13 @@
+import type { TokenTotals } from '../model/usage';
 import type { UsageRow } from '../store/queries/usage';
 import type { Catalog, Overrides } from './catalog';
-import { estimateCost, type TokenSums } from './estimate';
+import { estimateCost } from './estimate';
 import { matchModel } from './match';
 
 /** Token sums of model calls with the reported cost and the list-price estimate kept apart. */
-export interface PricedGroup {
+export interface PricedGroup extends TokenTotals {
   key: string;
   calls: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
   reasoning: number;
   /** what a runtime itself reported; null when none did */
   reportedCost: number | null;
@@ -34,8 +31,7 @@ export class UsagePricer {
     let m = this.cache.get(k);
     if (!m) this.cache.set(k, (m = matchModel(r.model, r.provider, this.catalog, this.overrides)));
     if (!m.priced) return undefined;
-    const sums: TokenSums = { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, above: r.above };
-    return estimateCost(sums, m.rates);
+    return estimateCost(r, m.rates);
   }
 
   add(g: PricedGroup, r: UsageRow): void {

@@ -1,7 +1,7 @@
 import { contentEventId } from '../model/event-id';
 import type { BeaconRecord, CollectionMethod, NormalizedEvent, Severity } from '../model/record';
 import type { Attributes } from '../model/span';
-import { disjointUsage, type ReportedUsage, type UsageSemantics } from '../model/usage';
+import { disjointUsage, type TokenUsage, type UsageSemantics } from '../model/usage';
 import { applyToolClassification, type ClassifyOptions, type ToolOutcome } from '../taxonomy/classify';
 import { SpanRejected, structuredAttr } from './attributes';
 import { otlpRecord } from './otlp-record';
@@ -43,7 +43,7 @@ export interface ModelCall {
   provider?: string;
   responseId?: string;
   finishReasons?: string[];
-  usage: ReportedUsage;
+  usage: TokenUsage;
   durationMs?: number;
   /** the call failed (an API error, a refusal): its kind */
   error?: string;

@@ -1,6 +1,7 @@
 import type { StreamEvent } from '../model/harness-event';
 import type { NormalizedEvent } from '../model/record';
 import type { Line } from '../stream/lines';
+import type { StreamMode } from '../stream/stream-mode';
 
 /** One agent's JSON event stream read line by line into harness events (the specification's stream adapter). */
 export interface StreamParser {
@@ -26,8 +27,8 @@ export interface StreamRecordContext {
 export interface StreamAdapter {
   /** the agent's name on the command line and in records (the hook adapters' platform names) */
   platform: string;
-  /** how the agent is run in its stream mode, for help text */
-  command: string;
+  /** how the agent is run in its stream mode: the help text, and what the wrapper (`-- <command…>`) adds to a command lacking it */
+  mode: StreamMode;
   example: string;
   createParser(options: { sessionId?: string }): StreamParser;
   record(ev: StreamEvent, ctx: StreamRecordContext): NormalizedEvent | undefined;

@@ -59,7 +59,8 @@ export function agentStreamRecord(ev: StreamEvent, ctx: StreamRecordContext, age
   }
 }
 
-type Base = (action: string, category: string, id: string, message: string) => BeaconRecord;
+/** A record of the run, made by its adapter: its time, harness, user and session. */
+export type Base = (action: string, category: string, id: string, message: string) => BeaconRecord;
 
 /**
  * Usage the stream reported (`usage.reported`): a run's totals (usage_scope run: Codex's turn,
@@ -75,7 +76,11 @@ function usageRecord(u: StreamUsageReport, scope: string, base: Base): BeaconRec
   return r;
 }
 
-function toolRecord(ev: StreamEvent, scope: string, agent: StreamRecordAgent, base: Base): BeaconRecord | undefined {
+/**
+ * A tool event (request and result, or unanswered) → its record, classified by the agent's tool
+ * table: keyed by the agent's call id (`callEventId`), as the hook and OTLP paths key the same call.
+ */
+export function toolRecord(ev: StreamEvent, scope: string, agent: StreamRecordAgent, base: Base): BeaconRecord | undefined {
   const t = ev.detail.tool!;
   const cls = agent.classify(t.name, t.arguments, { failed: t.failed, withDiff: t.answered && !t.failed });
   if ('consumed' in cls) return undefined;
@@ -90,7 +95,8 @@ function toolRecord(ev: StreamEvent, scope: string, agent: StreamRecordAgent, ba
   return r;
 }
 
-function baseRecord(ns: bigint, action: string, category: string, id: string, harness: string, sessionId: string | undefined, message: string): BeaconRecord {
+/** A stream record's envelope: collection method `stream`, the local user, the session when there is one. */
+export function baseRecord(ns: bigint, action: string, category: string, id: string, harness: string, sessionId: string | undefined, message: string): BeaconRecord {
   const r = newRecord({ timeUnixNano: ns, action, category, id, harness: { name: harness, collection_method: 'stream' }, message });
   r.user = localUser();
   if (sessionId !== undefined) r.session = { id: sessionId };

@@ -90,7 +90,7 @@ export class ClaudeShapeStreamParser extends StreamState {
 
   /** The run boundary: flushes, reports the unanswered requests, the run's usage and (a failed run) its error. */
   private result(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     if (rec.is_error === true || (typeof rec.subtype === 'string' && rec.subtype !== 'success')) {
       out.push(...this.error(asString(rec.result) ?? asString(rec.subtype) ?? 'run failed', at, asString(rec.subtype)));
     }
@@ -98,7 +98,7 @@ export class ClaudeShapeStreamParser extends StreamState {
     const models = isObj(rec.modelUsage) ? Object.keys(rec.modelUsage) : [];
     if (models.length === 1) this.model = models[0];
     const cost = num(rec.total_cost_usd);
-    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cache_read_input_tokens), cacheCreation: num(u.cache_creation_input_tokens), costUsd: cost }, this.dialect.semantics);
+    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cache_read_input_tokens), cacheWrite: num(u.cache_creation_input_tokens), costUsd: cost }, this.dialect.semantics);
     if (usage) {
       const reported = { run: ++this.runs, usage: u, ...(cost !== undefined ? { total_cost_usd: cost } : {}), ...(num(rec.num_turns) !== undefined ? { num_turns: rec.num_turns } : {}) };
       out.push(this.usage({ scope: 'run', usage, reported }, at));

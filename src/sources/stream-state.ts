@@ -21,22 +21,26 @@ export interface StreamStateOptions {
   now?: () => Date;
 }
 
-interface Pending {
+/** The model (and its provider, where the stream names one: goose's) the stream last named. */
+interface Inference {
+  model?: string;
+  provider?: string;
+}
+
+interface Pending extends Inference {
   kind: 'agent' | 'reasoning';
   id: string;
   text: string;
   timestamp: string;
-  model?: string;
 }
 
-interface OpenTool {
+interface OpenTool extends Inference {
   callId: string;
   name: string;
   arguments: unknown;
   /** the request's own time; none: the event takes its result's (Claude's assistant lines carry no time) */
   timestamp?: string;
   messageId?: string;
-  model?: string;
 }
 
 export interface ToolOutcome {
@@ -49,13 +53,17 @@ export interface ToolOutcome {
  * reasoning accumulated per message id and flushed on a change of kind or id (or at a tool event,
  * an error, the run boundary and the end); a tool request kept by its call id until its result
  * resolves it, success from the result; anything unrecognised an `unknown` event, never dropped.
- * An agent's parser reads its own record shapes (`record`) and calls these.
+ * An agent's parser reads its own record shapes (`record`) and calls these; goose's
+ * (goose/stream-json.ts) keeps the specification's own variants by overriding `unknown`,
+ * `notJson`, `parsed` and `eventSessionId`.
  */
 export abstract class StreamState implements StreamParser {
   streamSessionId?: string;
   workingDirectory?: string;
   /** the model the stream last named */
   protected model?: string;
+  /** the provider the stream last named (goose's inference metadata) */
+  protected provider?: string;
   /** the last time the stream gave (for events that carry none) */
   protected lastTime?: string;
   private pending?: Pending;
@@ -77,14 +85,29 @@ export abstract class StreamState implements StreamParser {
     if (l.text.trim() === '') return [];
     let rec: unknown;
     try {
-      rec = cutDeepNesting(JSON.parse(l.text) as unknown).value;
+      rec = cutDeepNesting(JSON.parse(l.text) as unknown).value; // issue 22 item 14
     } catch {
-      return this.unknown(l.text);
+      return this.notJson(l.text);
     }
+    return this.parsed(rec);
+  }
+
+  /** A line that is not JSON. */
+  protected notJson(text: string): StreamEvent[] {
+    return this.unknown(text);
+  }
+
+  /** A line's JSON value: an object is a record of the agent's stream. */
+  protected parsed(rec: unknown): StreamEvent[] {
     return isObj(rec) ? this.record(rec) : this.unknown(rec);
   }
 
   end(): StreamEvent[] {
+    return this.runBoundary();
+  }
+
+  /** The run boundary (a result, a turn's end, the end of input): the pending text, then every request still unanswered. */
+  protected runBoundary(): StreamEvent[] {
     return [...this.flush(), ...this.unanswered()];
   }
 
@@ -113,7 +136,7 @@ export abstract class StreamState implements StreamParser {
       return [];
     }
     const out = this.flush();
-    this.pending = { kind, id, text: text.slice(0, this.options.maxPendingChars), timestamp, model: this.model };
+    this.pending = { kind, id, text: text.slice(0, this.options.maxPendingChars), timestamp, ...this.inference() };
     return out;
   }
 
@@ -121,7 +144,7 @@ export abstract class StreamState implements StreamParser {
     const p = this.pending;
     this.pending = undefined;
     if (!p || p.text === '') return [];
-    return [this.emit({ type: p.kind, message: p.text }, p.timestamp, { messageId: p.id, ...(p.model ? { model: p.model } : {}) })];
+    return [this.emit({ type: p.kind, message: p.text }, p.timestamp, { messageId: p.id, ...inferenceDetail(p) })];
   }
 
   /** A tool request, kept until its result arrives (flushing the text before it). */
@@ -132,7 +155,7 @@ export abstract class StreamState implements StreamParser {
       this.open.delete(oldest!.callId);
       out.push(...this.toolEvent(oldest!, undefined));
     }
-    this.open.set(callId, { callId, name, arguments: args ?? {}, timestamp, messageId, model: this.model });
+    this.open.set(callId, { callId, name, arguments: args ?? {}, timestamp, messageId, ...this.inference() });
     return out;
   }
 
@@ -147,7 +170,7 @@ export abstract class StreamState implements StreamParser {
   /** A tool call the stream reports once, finished (opencode's tool_use, Codex's file_change): request and result at once. */
   protected finished(callId: string, name: string, args: unknown, outcome: ToolOutcome, timestamp: string, messageId?: string): StreamEvent[] {
     const out = this.flush();
-    out.push(...this.toolEvent({ callId, name, arguments: args ?? {}, timestamp, messageId, model: this.model }, outcome));
+    out.push(...this.toolEvent({ callId, name, arguments: args ?? {}, timestamp, messageId, ...this.inference() }, outcome));
     return out;
   }
 
@@ -156,7 +179,7 @@ export abstract class StreamState implements StreamParser {
     if (mapped === 'consumed') return [];
     const detail: StreamDetail = {
       ...(req.messageId !== undefined ? { messageId: req.messageId } : {}),
-      ...(req.model ? { model: req.model } : {}),
+      ...inferenceDetail(req),
       tool: { callId: req.callId, name: req.name, arguments: req.arguments, answered: outcome !== undefined, failed: outcome ? !outcome.ok : false, ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}) },
     };
     if (mapped === 'unknown') {
@@ -177,7 +200,7 @@ export abstract class StreamState implements StreamParser {
 
   /** The run boundary, or a model call's usage: no harness event of its own. */
   protected usage(report: StreamUsageReport, timestamp?: string): StreamEvent {
-    return { harness: null, detail: { usageReport: report, timestamp: timestamp ?? this.lastTime ?? this.options.now().toISOString(), ...(this.model ? { model: this.model } : {}) } };
+    return { harness: null, detail: { usageReport: report, timestamp: timestamp ?? this.lastTime ?? this.options.now().toISOString(), ...inferenceDetail(this.inference()) } };
   }
 
   protected error(message: string, timestamp?: string, code?: string): StreamEvent[] {
@@ -189,8 +212,17 @@ export abstract class StreamState implements StreamParser {
     return [...this.flush(), this.emit({ type: 'unknown', raw }, timestamp)];
   }
 
+  /** The session id harness events carry: --session, else the stream's own. */
+  protected eventSessionId(): string | undefined {
+    return this.options.sessionId ?? this.streamSessionId;
+  }
+
+  private inference(): Inference {
+    return { model: this.model, provider: this.provider };
+  }
+
   protected emit(fields: HarnessFields, timestamp?: string, detail: StreamDetail = {}): StreamEvent {
-    const sessionId = this.options.sessionId ?? this.streamSessionId;
+    const sessionId = this.eventSessionId();
     const harness = {
       timestamp: timestamp ?? this.lastTime ?? this.options.now().toISOString(),
       ...(sessionId !== undefined ? { sessionId } : {}),
@@ -198,4 +230,9 @@ export abstract class StreamState implements StreamParser {
     } as HarnessEvent;
     return { harness, detail };
   }
+}
+
+/** The model and provider an event was made under, as its detail says them (none when unnamed). */
+function inferenceDetail(i: Inference): Pick<StreamDetail, 'model' | 'provider'> {
+  return { ...(i.model ? { model: i.model } : {}), ...(i.provider ? { provider: i.provider } : {}) };
 }

@@ -101,6 +101,11 @@ export interface AgentRunOptions {
   env?: Record<string, string>;
   /** flags put right after the agent's subcommand or binary (Codex's `--dangerously-bypass-hook-trust`) */
   flags?: string[];
+  /**
+   * The agent's command line (the plan's, with the flags) made into what is run: its stream mode
+   * added, or handed to `beacon stream <agent> --` (opencode: its `run`, not its server)
+   */
+  command?: (argv: string[]) => string[];
 }
 
 export interface AgentRun {
@@ -126,6 +131,7 @@ export async function runAgent(name: AgentName, o: AgentRunOptions): Promise<Age
   const plan = PLANS[name](found.path, o);
   // opencode's flags go to its `run` (runOpencode), not to the server
   if (o.flags?.length && name !== 'opencode') plan.argv.splice(plan.argv.indexOf(found.path) + (name === 'codex' ? 2 : 1), 0, ...o.flags);
+  if (o.command && name !== 'opencode') plan.argv = o.command(plan.argv);
   if (o.telemetry === false) for (const k of Object.keys(plan.env)) if (TELEMETRY_ENV.test(k) && !LAB_TIMING.has(k)) delete plan.env[k];
   for (const [file, text] of Object.entries(plan.files)) {
     mkdirSync(dirname(file), { recursive: true });
@@ -434,7 +440,8 @@ async function runOpencode(bin: string, o: AgentRunOptions, plan: Plan, timeoutM
     const e = await exited;
     return record({ code: null, signal: null, timedOut: true, stdout: '', stderr: 'opencode serve printed no "listening on" line' }, e);
   }
-  const run = await runProcess([bin, 'run', ...(o.flags ?? []), '--attach', url, '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT], {
+  const argv = [bin, 'run', ...(o.flags ?? []), '--attach', url, '--dir', o.workdir, '--model', 'mock/mock-model', o.prompt ?? LAB_PROMPT];
+  const run = await runProcess(o.command ? o.command(argv) : argv, {
     cwd: o.workdir,
     env: baseEnv(o.home, OPENCODE_OFFLINE),
     timeoutMs: Math.max(1000, deadline - Date.now()),

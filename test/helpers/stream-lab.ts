@@ -10,16 +10,8 @@ import { runAgent, AGENTS, type AgentName, type AgentRun } from './agent-cli';
 import { jsonl, runBeacon } from './daemon';
 import { MOCK_USAGE, startMockModel, type MockModel } from './mock-model';
 import { BEACON_BIN, tempDir } from './paths';
-
-/** Each agent's stream mode, as runAgent puts flags right after its binary (or Codex's `exec`). */
-export const STREAM_FLAGS: Readonly<Partial<Record<AgentName, string[]>>> = {
-  claude: ['--output-format', 'stream-json', '--verbose'],
-  codex: ['--json'],
-  gemini: ['--output-format', 'stream-json'],
-  qwen: ['--output-format', 'stream-json'],
-  copilot: ['--output-format', 'json'],
-  opencode: ['--format', 'json'],
-};
+import { streamAdapter } from '../../src/sources/stream-registry';
+import { withStreamMode } from '../../src/stream/stream-mode';
 
 export const STREAM_PLATFORM: Readonly<Record<AgentName, string>> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code', opencode: 'opencode', copilot: 'copilot-cli' };
 
@@ -70,8 +62,22 @@ export function pipeThroughBeacon(platform: string, input: string, args: string[
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** One real run in stream mode, OTLP off unless `otlpBaseUrl` (then into that collector, beside the stream's records). */
-export async function streamLabRun(name: AgentName, o: { log?: string; otlpBaseUrl?: string } = {}): Promise<StreamLabRun> {
+/**
+ * The agent's command line in its stream mode, from the adapter's own description (the one the
+ * wrapper uses): with `wrapLog`, handed to `beacon stream <agent> --log <wrapLog> --`, which adds it.
+ */
+function streamCommand(name: AgentName, wrapLog?: string): (argv: string[]) => string[] {
+  const platform = STREAM_PLATFORM[name];
+  if (wrapLog) return (argv) => [process.execPath, BEACON_BIN, 'stream', platform, '--log', wrapLog, '--', ...argv];
+  return (argv) => withStreamMode(streamAdapter(platform)!.mode, argv, platform);
+}
+
+/**
+ * One real run in stream mode, OTLP off unless `otlpBaseUrl` (then into that collector, beside the
+ * stream's records); `wrapper`: run by `beacon stream <agent> --log <log> -- <the agent's command>`,
+ * `tee` then being the wrapper's own exit and stdout (the agent's, passed through).
+ */
+export async function streamLabRun(name: AgentName, o: { log?: string; otlpBaseUrl?: string; wrapper?: true } = {}): Promise<StreamLabRun> {
   const home = tempDir(`${name}-stream-home-`);
   const work = tempDir(`${name}-stream-work-`);
   const log = o.log ?? join(tempDir(`${name}-stream-log-`), 'events.db');
@@ -81,10 +87,10 @@ export async function streamLabRun(name: AgentName, o: { log?: string; otlpBaseU
   try {
     const run = await runAgent(name, {
       mockUrl: mock.url, otlpBaseUrl: o.otlpBaseUrl ?? 'http://127.0.0.1:9', protocol: 'http/json', home, workdir: work, prompt: STREAM_PROMPT,
-      ...(o.otlpBaseUrl ? {} : { telemetry: false as const }), flags: STREAM_FLAGS[name], timeoutMs: 100_000,
+      ...(o.otlpBaseUrl ? {} : { telemetry: false as const }), command: streamCommand(name, o.wrapper ? log : undefined), timeoutMs: 100_000,
     });
     const platform = STREAM_PLATFORM[name];
-    const tee = pipeThroughBeacon(platform, run.stdout, ['--tee', '--log', log]);
+    const tee = o.wrapper ? { status: run.code, stdout: run.stdout, stderr: run.stderr } : pipeThroughBeacon(platform, run.stdout, ['--tee', '--log', log]);
     const harness = jsonl(pipeThroughBeacon(platform, run.stdout, ['--no-log']).stdout);
     const records = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
     return { run, tee, harness, log, records, command, note, truth: mockTruth(mock, name), modelCalls: mock.modelCalls().length };

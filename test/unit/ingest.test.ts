@@ -64,7 +64,7 @@ describe('ingest stage: events → rows → sink', () => {
   });
 
   it('disjoint usage: input is what is left after both cache buckets, never below zero; a negative cost is dropped', () => {
-    assert.deepEqual(disjointUsage({ input: 2000, output: 50, cacheRead: 1500, cacheCreation: 100, costUsd: 0.01 }, SEMCONV_USAGE), {
+    assert.deepEqual(disjointUsage({ input: 2000, output: 50, cacheRead: 1500, cacheWrite: 100, costUsd: 0.01 }, SEMCONV_USAGE), {
       input_tokens: 400, output_tokens: 50, cache_read: { input_tokens: 1500 }, cache_creation: { input_tokens: 100 }, cost_usd: 0.01,
     });
     assert.equal(disjointUsage({ input: 10, cacheRead: 20 }, SEMCONV_USAGE)!.input_tokens, 0);

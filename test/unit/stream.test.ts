@@ -38,6 +38,17 @@ describe('goose stream-json → harness events', () => {
     ]);
   });
 
+  it('an unknown record or block between two fragments of one message is surfaced where it stands; the fragments stay one span (goose\'s variant of the shared rules)', () => {
+    const evs = run([
+      msg('m1', 'assistant', [text('Running')]),
+      JSON.stringify({ type: 'notification', extension_id: 'developer', log: { message: 'running' } }),
+      'not json',
+      msg('m1', 'assistant', [{ type: 'brandNewBlock' }, text(' now.')]),
+    ]);
+    assert.deepEqual(strip(evs).map((e) => e.type), ['unknown', 'unknown', 'unknown', 'agent']);
+    assert.deepEqual(strip(evs)[3], { type: 'agent', message: 'Running now.' });
+  });
+
   it('interleaved thinking/text/tool blocks across several message ids', () => {
     const evs = run([
       msg('a', 'assistant', [thinking('plan'), text('Let me look.')]),
@@ -162,7 +173,11 @@ describe('goose stream-json → harness events', () => {
     const out = p.line(JSON.stringify({ type: 'complete', total_tokens: 15260, input_tokens: 14550, output_tokens: 710, cache_read_input_tokens: 11200, cache_write_input_tokens: 1500, cost_usd: 0.0241 }));
     assert.equal(out.length, 1);
     assert.equal(out[0]!.harness, null);
-    assert.deepEqual(p.usage, { totalTokens: 15260, inputTokens: 14550, outputTokens: 710, cacheReadTokens: 11200, cacheWriteTokens: 1500, costUsd: 0.0241 });
+    assert.deepEqual(out[0]!.detail.usageReport, {
+      scope: 'session',
+      usage: { input_tokens: 14550 - 11200 - 1500, output_tokens: 710, cache_read: { input_tokens: 11200 }, cache_creation: { input_tokens: 1500 }, cost_usd: 0.0241 },
+      reported: { total_tokens: 15260, input_tokens: 14550, output_tokens: 710, cache_read_input_tokens: 11200, cache_write_input_tokens: 1500, cost_usd: 0.0241 },
+    });
     assert.equal(run([msg('a', 'assistant', [text('x')])])[0]!.sessionId, undefined);
     assert.equal(run([msg('a', 'assistant', [text('x')])], 'sess-1')[0]!.sessionId, 'sess-1');
   });

@@ -6,7 +6,10 @@ import { redactValue } from '../../redact/sanitize';
 import { toRows } from '../../ingest/rows';
 import type { StreamEvent } from '../../model/harness-event';
 import { LineSplitter, type Line } from '../../stream/lines';
+import type { StreamAdapter } from '../../sources/stream-adapter';
 import { STREAM_ADAPTERS, streamAdapter } from '../../sources/stream-registry';
+import { runAgentProcess } from '../../stream/agent-process';
+import { streamModeCommand, withStreamMode } from '../../stream/stream-mode';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { PipeOutput, StreamRecorder } from '../stream-recorder';
@@ -18,12 +21,15 @@ export const spec = {
   summary: "turn an agent's JSON event stream (goose, Claude Code, Codex, Gemini CLI, Qwen Code…) into harness events (and record them)",
   usage: `${AGENTS.join('|')} [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]`,
   description: `Reads an agent's headless JSON event stream on stdin:
-${STREAM_ADAPTERS.map((a) => `  ${a.platform.padEnd(12)} ${a.command}`).join('\n')}
+${STREAM_ADAPTERS.map((a) => `  ${a.platform.padEnd(12)} ${streamModeCommand(a.mode)}`).join('\n')}
 Prints normalized harness events, one JSON object per line (--format harness, the default) or the
 Beacon records (--format beacon), and records them in the event log (collection method "stream")
 unless --no-log. --tee prints the agent's own lines unchanged instead, so the adapter can sit in a
 pipeline unnoticed. The session is the one the stream names (goose's banner; none with goose run -q)
-unless --session; a run's usage joins that session's OTLP and hook records, counted once.`,
+unless --session; a run's usage joins that session's OTLP and hook records, counted once.
+With -- AGENT COMMAND… Beacon runs the agent itself, adding the stream flags above that the
+command lacks, passes its stdout through byte for byte (as --tee), passes SIGINT, SIGTERM and
+SIGHUP on to it and exits with its status (128+n when signal n ended it).`,
   options: {
     format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
     log: configOption('log'),
@@ -31,7 +37,7 @@ unless --session; a run's usage joins that session's OTLP and hook records, coun
     tee: { type: 'boolean', help: "print the agent's own lines unchanged instead of harness events" },
     session: { type: 'string', arg: 'ID', help: 'tag the events with this session id (else the one the stream names)' },
   },
-  examples: [...STREAM_ADAPTERS.map((a) => a.example), 'goose run -q --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline'],
+  examples: [...STREAM_ADAPTERS.map((a) => a.example), 'goose run -q --output-format stream-json --text "…" | beacon stream goose --tee | your-pipeline', 'beacon stream claude-code -- claude -p "fix the tests" | your-pipeline'],
   positionals: AGENTS,
   // it keeps recording when the reader of its stdout goes away
   ownsStdout: true,
@@ -41,25 +47,42 @@ unless --session; a run's usage joins that session's OTLP and hook records, coun
 export type StreamIO = Pick<CommandIO, 'stdin' | 'stdout' | 'stderr' | 'env'>;
 
 export async function run(argv: string[], io: StreamIO): Promise<number> {
-  const parsed = parseCommand(spec, argv, (s) => void io.stdout.write(`${s}\n`));
+  // `-- <agent command…>`: the words after the separator are the agent's, never Beacon's options
+  const sep = argv.indexOf('--');
+  const parsed = parseCommand(spec, sep < 0 ? argv : argv.slice(0, sep), (s) => void io.stdout.write(`${s}\n`));
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const adapter = streamAdapter(expectPositional(spec, positionals[0], 'agent'))!;
+  const command = sep < 0 ? undefined : withStreamMode(adapter.mode, argv.slice(sep + 1), adapter.platform);
+  if (command && values.format !== undefined) throw new BeaconError('usage', 'stream: with -- <command…> the agent\'s own stdout is passed through (--tee); --format is for a stream read on stdin');
   const format = values.format ?? 'harness';
   if (format !== 'harness' && format !== 'beacon') throw new BeaconError('usage', `--format must be harness or beacon, got ${format}`);
 
   const recorder = values['no-log'] ? undefined : StreamRecorder.open(resolveEventLogPath(values.log, io.env), io.stderr);
+  const agent = command ? runAgentProcess(command, io.env, io.stderr) : undefined;
+  const input = agent ? agent.stdout : (io.stdin as AsyncIterable<Buffer | string>);
+  try {
+    await readStream(input, adapter, io, recorder, { tee: values.tee === true || agent !== undefined, format, session: values.session });
+  } finally {
+    await recorder?.close();
+  }
+  // the wrapper is the agent to its caller: the agent's status, whatever the recording did (said on stderr)
+  if (agent) return agent.status;
+  return recorder?.failed ? 1 : 0;
+}
 
+/** The stream, line by line, into harness events and records; with `tee` its bytes go to stdout unchanged. */
+async function readStream(input: AsyncIterable<Buffer | string>, adapter: StreamAdapter, io: StreamIO, recorder: StreamRecorder | undefined, o: { tee: boolean; format: 'harness' | 'beacon'; session?: string }): Promise<void> {
   // Ids are scoped by --session (else the stream's own), else by this run: two runs reusing goose's tool call ids never merge.
   const runId = randomUUID();
-  const parser = adapter.createParser({ sessionId: values.session });
+  const parser = adapter.createParser({ sessionId: o.session });
   const splitter = new LineSplitter();
   const out = new PipeOutput(io.stdout);
   const write = (line: string) => out.write(`${escapeControls(line)}\n`);
 
   const handle = (events: StreamEvent[]) => {
     for (const ev of events) {
-      const rec = adapter.record(ev, { sessionId: values.session ?? parser.streamSessionId, runId, workingDirectory: parser.workingDirectory });
+      const rec = adapter.record(ev, { sessionId: o.session ?? parser.streamSessionId, runId, workingDirectory: parser.workingDirectory });
       let json: string | undefined;
       if (rec) {
         const r = toRows([rec]);
@@ -69,9 +92,9 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
           recorder?.add(r.rows[0]!);
         }
       }
-      if (!values.tee && out.open) {
-        if (format === 'harness' && ev.harness) write(JSON.stringify(redactValue(ev.harness)));
-        else if (format === 'beacon' && json) write(json);
+      if (!o.tee && out.open) {
+        if (o.format === 'harness' && ev.harness) write(JSON.stringify(redactValue(ev.harness)));
+        else if (o.format === 'beacon' && json) write(json);
       }
     }
     recorder?.flushIfFull();
@@ -90,9 +113,9 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
 
   const timer = setInterval(() => void recorder?.flush(), 250);
   try {
-    for await (const chunk of io.stdin as AsyncIterable<Buffer | string>) {
+    for await (const chunk of input) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      if (values.tee) out.write(buf);
+      if (o.tee) out.write(buf);
       for (const line of splitter.push(buf)) handleLine(line);
       await out.drained();
     }
@@ -104,7 +127,5 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
     }
   } finally {
     clearInterval(timer);
-    await recorder?.close();
   }
-  return recorder?.failed ? 1 : 0;
 }

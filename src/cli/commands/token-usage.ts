@@ -4,8 +4,9 @@ import { harnessOption } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
 import { escapeControls } from '../../model/terminal';
 import { calendarLabel, formatDuration, type Calendar } from '../../model/time';
+import { totalTokens } from '../../model/usage';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
-import { estimateCost, type TokenSums } from '../../pricing/estimate';
+import { estimateCost } from '../../pricing/estimate';
 import { matchModel } from '../../pricing/match';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
@@ -77,7 +78,7 @@ function add(g: UsageGroup, r: UsageRow, estimate: number | undefined, unpricedN
   g.usage.cache_read_input_tokens += r.cacheRead;
   g.usage.cache_creation_input_tokens += r.cacheWrite;
   g.usage.reasoning_output_tokens += r.reasoning;
-  g.total_tokens += r.input + r.output + r.cacheRead + r.cacheWrite;
+  g.total_tokens += totalTokens(r);
   if (r.reportedCost !== null) g.reported_cost_usd = (g.reported_cost_usd ?? 0) + r.reportedCost;
   if (estimate !== undefined) g.estimated_cost_usd = (g.estimated_cost_usd ?? 0) + estimate;
   else {
@@ -146,7 +147,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     },
   };
   // With --session: goose's own session total (its newest stream report) beside the per-call sum.
-  const reconciliation = values.session !== undefined ? reconcileSession(report.stream_reports.latest[0], totals) : undefined;
+  const reconciliation = values.session !== undefined ? reconcileSession(report.stream_reports.latest[0], totals.model_calls, totals.total_tokens) : undefined;
   if (values.json) {
     out(JSON.stringify(reconciliation ? { ...report, session_reconciliation: reconciliation } : report));
     return 0;
@@ -212,8 +213,7 @@ function groupRows(rows: UsageRow[], o: { by: UsageGrouping; utc: boolean; catal
   const perModel = new Map<UsageGroup, Map<string | null, UsageGroup>>();
   for (const r of rows) {
     const m = matchModel(r.model, r.provider, o.catalog, o.overrides);
-    const sums: TokenSums = { input: r.input, output: r.output, cacheRead: r.cacheRead, cacheWrite: r.cacheWrite, above: r.above };
-    const estimate = m.priced ? estimateCost(sums, m.rates) : undefined;
+    const estimate = m.priced ? estimateCost(r, m.rates) : undefined;
     const name = r.model ?? '(no model)';
     const key = o.by === 'model'
       ? modelKey(r)

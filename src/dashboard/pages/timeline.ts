@@ -12,6 +12,7 @@ import { href, html, type Html } from '../html';
 import { summarize } from './describe';
 import type { Page, PageContent } from '../page';
 import { queryUsage } from '../../store/queries/usage';
+import { totalTokens } from '../../model/usage';
 
 export const timelinePage: Page = { name: 'timeline', path: '/session', nav: { under: 'sessions' }, render: renderTimeline };
 
@@ -39,7 +40,7 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
   const calls = page.items.filter((i): i is ToolCallRow => i.kind === 'tool_call');
   const origin = sessionOrigin(ctx.db, id);
   // goose's own session total (its stream-json `complete`) beside the per-call sums: compaction has no span.
-  const reported = sessionTotal(ctx.db, id, { model_calls: usage.calls, usage: { input_tokens: usage.input, output_tokens: usage.output, cache_read_input_tokens: usage.cacheRead, cache_creation_input_tokens: usage.cacheWrite } });
+  const reported = sessionTotal(ctx.db, id, usage.calls, totalTokens(usage));
 
   let prev: bigint | undefined;
   const rows: Html[] = [];

@@ -31,7 +31,7 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
         provider: 'anthropic',
         usage: {
           input: tokenAttr(a, 'input_tokens'), output: tokenAttr(a, 'output_tokens'),
-          cacheRead: tokenAttr(a, 'cache_read_tokens'), cacheCreation: tokenAttr(a, 'cache_creation_tokens'),
+          cacheRead: tokenAttr(a, 'cache_read_tokens'), cacheWrite: tokenAttr(a, 'cache_creation_tokens'),
           costUsd: numberLike(a, 'cost_usd'),
         },
         durationMs: numberLike(a, 'duration_ms'),

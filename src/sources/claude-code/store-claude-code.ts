@@ -69,7 +69,7 @@ class ClaudeTranscript implements StoreFileReader {
       ...(stop ? { finishReasons: [stop] } : {}),
       usage: {
         input: tokenAttr(u, 'input_tokens'), output: tokenAttr(u, 'output_tokens'),
-        cacheRead: tokenAttr(u, 'cache_read_input_tokens'), cacheCreation: tokenAttr(u, 'cache_creation_input_tokens'),
+        cacheRead: tokenAttr(u, 'cache_read_input_tokens'), cacheWrite: tokenAttr(u, 'cache_creation_input_tokens'),
       },
     });
     this.calls.set(id, mergeable(ev)); // a later line of the same message replaces it: its numbers are final

@@ -14,7 +14,7 @@ const EXIT_CODE = /^Exit code (\d+)\b/;
  */
 export const claudeCodeStream: StreamAdapter = {
   platform: 'claude-code',
-  command: 'claude -p --output-format stream-json --verbose',
+  mode: { program: 'claude', flags: [{ name: '-p', aliases: ['--print'] }, { name: '--output-format', value: 'stream-json' }, { name: '--verbose' }] },
   example: 'claude -p --output-format stream-json --verbose "fix the tests" | beacon stream claude-code --tee',
   createParser: (o) =>
     new ClaudeShapeStreamParser({

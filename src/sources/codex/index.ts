@@ -72,7 +72,7 @@ function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): Nor
         ...(durationMs !== undefined ? { durationMs } : {}),
         usage: {
           input: tokenAttr(a, 'input_token_count'), output: tokenAttr(a, 'output_token_count'),
-          cacheRead: tokenAttr(a, 'cached_token_count'), cacheCreation: tokenAttr(a, 'cache_write_token_count'),
+          cacheRead: tokenAttr(a, 'cached_token_count'), cacheWrite: tokenAttr(a, 'cache_write_token_count'),
           reasoning: tokenAttr(a, 'reasoning_token_count'),
         },
       });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import type { Attributes } from '../../model/span';
-import type { ReportedUsage } from '../../model/usage';
+import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
@@ -80,9 +80,9 @@ class CodexRollout implements StoreFileReader {
 
   private modelCall(time: bigint, key: string, usage: Usage, responseId?: string): void {
     const u = usage as Attributes;
-    const reported: ReportedUsage = {
+    const reported: TokenUsage = {
       input: tokenAttr(u, 'input_tokens'), output: tokenAttr(u, 'output_tokens'),
-      cacheRead: tokenAttr(u, 'cached_input_tokens'), cacheCreation: tokenAttr(u, 'cache_write_input_tokens'),
+      cacheRead: tokenAttr(u, 'cached_input_tokens'), cacheWrite: tokenAttr(u, 'cache_write_input_tokens'),
       reasoning: tokenAttr(u, 'reasoning_output_tokens'),
     };
     this.models.push(mergeable(modelCallEvent(AGENT, this.at(time, key), {

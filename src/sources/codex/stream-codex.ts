@@ -105,10 +105,10 @@ export class CodexStreamParser extends StreamState {
 
   /** The turn's boundary: flushes, reports the unanswered requests and the turn's usage (Codex gives no per-call usage). */
   private turnCompleted(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     const u = isObj(rec.usage) ? rec.usage : undefined;
     const cacheWrite = u ? num(u.cache_write_input_tokens) : undefined;
-    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cached_input_tokens), cacheCreation: cacheWrite || undefined, reasoning: num(u.reasoning_output_tokens) }, SEMCONV_USAGE);
+    const usage = u && disjointUsage({ input: num(u.input_tokens), output: num(u.output_tokens), cacheRead: num(u.cached_input_tokens), cacheWrite: cacheWrite || undefined, reasoning: num(u.reasoning_output_tokens) }, SEMCONV_USAGE);
     if (usage) out.push(this.usage({ scope: 'run', usage, reported: { turn: ++this.turns, usage: u } }, at));
     return out;
   }
@@ -116,7 +116,7 @@ export class CodexStreamParser extends StreamState {
 
 export const codexStream: StreamAdapter = {
   platform: 'codex',
-  command: 'codex exec --json',
+  mode: { program: 'codex', subcommand: { name: 'exec', aliases: ['e'] }, flags: [{ name: '--json', aliases: ['--experimental-json'] }] },
   example: 'codex exec --json "fix the tests" | beacon stream codex --tee',
   createParser: (o) => new CodexStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'codex', classify: (name, args, options) => classifyToolUse(name, codexStreamToolUse(name, args), options) }),

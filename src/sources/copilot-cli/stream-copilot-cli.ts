@@ -65,7 +65,7 @@ export class CopilotStreamParser extends StreamState {
         return this.error(asString(data.message) ?? 'session error', at, asString(data.errorType));
       case 'result': {
         this.streamSessionId ??= asString(rec.sessionId);
-        const out = [...this.flush(), ...this.unanswered()];
+        const out = this.runBoundary();
         if (num(rec.exitCode) !== undefined && rec.exitCode !== 0) out.push(...this.error(`copilot exited with ${String(rec.exitCode)}`, at, 'exit_code'));
         return out;
       }
@@ -109,7 +109,7 @@ export class CopilotStreamParser extends StreamState {
 
 export const copilotCliStream: StreamAdapter = {
   platform: 'copilot-cli',
-  command: 'copilot -p … --output-format json',
+  mode: { program: 'copilot', userPart: '-p …', flags: [{ name: '--output-format', value: 'json' }] },
   example: 'copilot -p "fix the tests" --allow-all --output-format json | beacon stream copilot-cli --tee',
   createParser: (o) => new CopilotStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'copilot-cli', classify: classifyCopilotTool }),

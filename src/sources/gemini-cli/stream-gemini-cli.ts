@@ -59,7 +59,7 @@ export class GeminiStreamParser extends StreamState {
   }
 
   private result(rec: Obj, at: string): StreamEvent[] {
-    const out = [...this.flush(), ...this.unanswered()];
+    const out = this.runBoundary();
     this.message++;
     if (rec.status !== undefined && rec.status !== 'success') {
       const e = isObj(rec.error) ? rec.error : {};
@@ -82,7 +82,7 @@ export class GeminiStreamParser extends StreamState {
 
 export const geminiCliStream: StreamAdapter = {
   platform: 'gemini-cli',
-  command: 'gemini -p … --output-format stream-json',
+  mode: { program: 'gemini', userPart: '-p …', flags: [{ name: '--output-format', aliases: ['-o'], value: 'stream-json' }] },
   example: 'gemini --yolo -p "fix the tests" --output-format stream-json | beacon stream gemini-cli --tee',
   createParser: (o) => new GeminiStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'gemini-cli', classify: classifyGeminiStyleTool }),

@@ -1,10 +1,9 @@
-import { localUser, newRecord } from '../../model/envelope';
 import { callEventId, contentEventId, freshEventId } from '../../model/event-id';
 import type { BeaconRecord, NormalizedEvent } from '../../model/record';
-import { disjointUsage } from '../../model/usage';
-import { GOOSE_USAGE } from './usage';
-import { applyToolClassification } from '../../taxonomy/classify';
+import { baseRecord, toolRecord as agentToolRecord, type StreamRecordAgent } from '../stream-records';
 import { classifyGooseTool } from './tools';
+
+const GOOSE_AGENT: StreamRecordAgent = { harness: 'goose', classify: classifyGooseTool };
 import type { StreamEvent } from '../../model/harness-event';
 
 /**
@@ -34,17 +33,15 @@ function recordOf(ev: StreamEvent, sessionId?: string, runId?: string): Normaliz
 
   if (h === null) {
     if (d.approval) return approvalRecord(d.approval, d.timestamp ? BigInt(Date.parse(d.timestamp)) * 1_000_000n : ns, sessionId, scope);
-    if (!d.usage) return undefined;
-    const u = d.usage;
+    if (!d.usageReport) return undefined;
+    const u = d.usageReport.reported;
     const r = base(ns, 'usage.reported', 'usage', freshEventId(), sessionId, 'Session usage reported by goose');
-    // goose reports session-cumulative totals; input includes both cache buckets, stored disjoint.
-    const usage = disjointUsage({ input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens, cacheCreation: u.cacheWriteTokens, costUsd: u.costUsd }, GOOSE_USAGE);
     r.gen_ai = {
-      usage: usage ?? {},
+      usage: d.usageReport.usage,
       ...(d.provider ? { provider: { name: d.provider } } : {}),
     };
     if (d.model) r.model = d.model;
-    r.raw = { stream_record: 'complete', usage_scope: 'session_cumulative', cost_source: u.costUsd !== undefined ? 'reported' : undefined, total_tokens: u.totalTokens, input_tokens: u.inputTokens };
+    r.raw = { stream_record: 'complete', usage_scope: 'session_cumulative', cost_source: u.cost_usd !== undefined ? 'reported' : undefined, total_tokens: u.total_tokens, input_tokens: u.input_tokens };
     return { record: r, timeUnixNano: ns };
   }
 
@@ -79,19 +76,11 @@ function recordOf(ev: StreamEvent, sessionId?: string, runId?: string): Normaliz
   }
 }
 
+/** The tool call's record, as every agent's stream makes it (stream-records.ts), from goose's tool table. */
 function toolRecord(ev: StreamEvent, ns: bigint, sessionId: string | undefined, scope: string): NormalizedEvent | undefined {
-  const t = ev.detail.tool!;
-  const cls = classifyGooseTool(t.name, t.arguments, { failed: t.failed, withDiff: t.answered && !t.failed });
-  if ('consumed' in cls) return undefined;
-  const action = t.failed ? 'tool.failed' : cls.action;
-  const r = base(ns, action, t.failed ? 'tool' : cls.category, callEventId(scope, action, t.callId), sessionId, t.failed ? 'Tool call failed' : t.answered ? cls.message : 'Tool call not answered before the stream ended');
-  r.event.fidelity = cls.fidelity;
-  if (t.failed) r.severity = 'high';
-  applyToolClassification(r, cls);
-  if (r.command && t.exitCode !== undefined) r.command.exit_code = t.exitCode;
-  r.gen_ai = { tool: { name: t.name, call: { id: t.callId, arguments: t.arguments } } };
+  const r = agentToolRecord(ev, scope, GOOSE_AGENT, (action, category, id, message) => base(ns, action, category, id, sessionId, message));
+  if (!r) return undefined;
   if (ev.detail.model) r.model = ev.detail.model;
-  if (ev.harness?.type) r.raw = { harness_event: ev.harness.type, answered: t.answered };
   return { record: r, timeUnixNano: ns };
 }
 
@@ -112,10 +101,5 @@ function approvalRecord(a: NonNullable<StreamEvent['detail']['approval']>, ns: b
   return { record: r, timeUnixNano: ns };
 }
 
-function base(ns: bigint, action: string, category: string, id: string, sessionId: string | undefined, message: string): BeaconRecord {
-  const r = newRecord({ timeUnixNano: ns, action, category, id, harness: { name: 'goose', collection_method: 'stream' }, message });
-  r.user = localUser();
-  // The session: --session, else the id goose's banner printed (none with `goose run -q`).
-  if (sessionId !== undefined) r.session = { id: sessionId };
-  return r;
-}
+// The session: --session, else the id goose's banner printed (none with `goose run -q`).
+const base = (ns: bigint, action: string, category: string, id: string, sessionId: string | undefined, message: string): BeaconRecord => baseRecord(ns, action, category, id, 'goose', sessionId, message);

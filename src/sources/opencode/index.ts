@@ -37,7 +37,7 @@ function spanEvents(span: SpanRecord): NormalizedEvent[] {
       usage: {
         input: tokenAttr(a, 'ai.usage.inputTokens'), output: tokenAttr(a, 'ai.usage.outputTokens'),
         cacheRead: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheReadTokens', 'ai.usage.cachedInputTokens'),
-        cacheCreation: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheWriteTokens'),
+        cacheWrite: tokenAttr(a, 'ai.usage.inputTokenDetails.cacheWriteTokens'),
         reasoning: tokenAttr(a, 'ai.usage.outputTokenDetails.reasoningTokens', 'ai.usage.reasoningTokens'),
       },
       ...(durationMs !== undefined ? { durationMs } : {}),

@@ -62,7 +62,7 @@ export class OpencodeStreamParser extends StreamState {
     const t = isObj(part.tokens) ? part.tokens : undefined;
     const cache = t && isObj(t.cache) ? t.cache : {};
     const cost = num(part.cost);
-    const usage = t && disjointUsage({ input: num(t.input), output: num(t.output), reasoning: num(t.reasoning), cacheRead: num(cache.read), cacheCreation: num(cache.write) || undefined, costUsd: cost || undefined }, OPENCODE_STREAM_USAGE);
+    const usage = t && disjointUsage({ input: num(t.input), output: num(t.output), reasoning: num(t.reasoning), cacheRead: num(cache.read), cacheWrite: num(cache.write) || undefined, costUsd: cost || undefined }, OPENCODE_STREAM_USAGE);
     if (usage) out.push(this.usage({ scope: 'call', usage, reported: { step: asString(part.id), tokens: t, ...(cost !== undefined ? { cost } : {}) }, callId: asString(part.id) }, at));
     return out;
   }
@@ -70,7 +70,7 @@ export class OpencodeStreamParser extends StreamState {
 
 export const opencodeStream: StreamAdapter = {
   platform: 'opencode',
-  command: 'opencode run --format json',
+  mode: { program: 'opencode', subcommand: { name: 'run' }, flags: [{ name: '--format', value: 'json' }] },
   example: 'opencode run --format json "fix the tests" | beacon stream opencode --tee',
   createParser: (o) => new OpencodeStreamParser(o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'opencode', classify: classifyOpencodeTool }),

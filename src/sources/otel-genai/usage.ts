@@ -12,7 +12,7 @@ export function extractUsage(attrs: Attributes, semantics: UsageSemantics): Usag
   const inputReported = tokenAttr(attrs, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   const output = tokenAttr(attrs, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
   const cacheRead = tokenAttr(attrs, 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens');
-  const cacheCreation = tokenAttr(
+  const cacheWrite = tokenAttr(
     attrs,
     'gen_ai.usage.cache_creation.input_tokens',
     'gen_ai.usage.cache_write.input_tokens',
@@ -21,5 +21,5 @@ export function extractUsage(attrs: Attributes, semantics: UsageSemantics): Usag
   );
   const reasoning = tokenAttr(attrs, 'gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens');
   const cost = numberAttr(attrs, 'gen_ai.usage.cost');
-  return disjointUsage({ input: inputReported, output, cacheRead, cacheCreation, reasoning, costUsd: cost }, semantics);
+  return disjointUsage({ input: inputReported, output, cacheRead, cacheWrite, reasoning, costUsd: cost }, semantics);
 }

@@ -14,7 +14,7 @@ import { ClaudeShapeStreamParser } from '../stream-shape-claude';
  */
 export const qwenCodeStream: StreamAdapter = {
   platform: 'qwen-code',
-  command: 'qwen -p … --output-format stream-json',
+  mode: { program: 'qwen', userPart: '-p …', flags: [{ name: '--output-format', aliases: ['-o'], value: 'stream-json' }] },
   example: 'qwen --yolo -p "fix the tests" --output-format stream-json | beacon stream qwen-code --tee',
   createParser: (o) => new ClaudeShapeStreamParser({ semantics: SEMCONV_USAGE, toolUse: geminiStyleToolUse }, o),
   record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'qwen-code', classify: classifyGeminiStyleTool }),

@@ -1,6 +1,6 @@
-import { LONG_CONTEXT_THRESHOLDS } from '../../model/usage';
+import { LONG_CONTEXT_THRESHOLDS, type TokenTotals } from '../../model/usage';
 import { aboveName, BUCKET_COLUMNS } from '../log/usage-cells';
-import type { TokenBuckets, UsageRow } from './usage';
+import type { UsageRow } from './usage';
 
 import { USAGE_SUMS_SQL } from '../log/usage-cells';
 
@@ -19,7 +19,7 @@ if (RUN_REPORT_SUMS_SQL === USAGE_SUMS_SQL) throw new Error('USAGE_SUMS_SQL no l
 export function usageRowOf<R extends Record<string, unknown>>(flat: R): R & Pick<UsageRow, 'above'> {
   const row = { ...flat, above: {} as UsageRow['above'] };
   for (const t of LONG_CONTEXT_THRESHOLDS) {
-    const b = {} as TokenBuckets;
+    const b = {} as TokenTotals;
     for (const [key] of BUCKET_COLUMNS) {
       b[key] = flat[aboveName(key, t)] as number;
       delete (row as Record<string, unknown>)[aboveName(key, t)];
@@ -29,7 +29,4 @@ export function usageRowOf<R extends Record<string, unknown>>(flat: R): R & Pick
   return row;
 }
 
-/** All tokens of the buckets (reasoning is inside output, never added to it). */
-export function totalTokens(b: TokenBuckets): number {
-  return b.input + b.output + b.cacheRead + b.cacheWrite;
-}
+export { totalTokens } from '../../model/usage';

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { TieredTokenTotals } from '../../model/usage';
 import { hasIndex, hasTable } from './indexes';
 import { CELL_SUMS_SQL, CELLS, QUARTER_HOUR_NS } from '../log/usage-cells';
 import { RUN_REPORT_SUMS_SQL, USAGE_SUMS_SQL, usageRowOf } from './usage-sums';
@@ -15,28 +16,16 @@ export interface UsageFilter {
   harness?: string;
 }
 
-export interface TokenBuckets {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-
 /** Sums of one (group, model, provider); `above[T]` holds the part from calls whose prompt exceeded T (each long-context threshold). */
-export interface UsageRow {
+export interface UsageRow extends TieredTokenTotals {
   /** the group's key; for hour/day/week/month the quarter-hour index (see QUARTER_HOUR_NS) */
   grp: string | number | null;
   model: string | null;
   provider: string | null;
   calls: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
   reasoning: number;
   reportedCost: number | null;
   reportedCalls: number;
-  above: Record<number, TokenBuckets>;
 }
 
 /** Calendar groupings come back as quarter-hour indexes (see usage-cells.ts). */
