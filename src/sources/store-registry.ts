@@ -1,6 +1,9 @@
 import type { NormalizedEvent } from '../model/record';
 import { claudeCodeStore } from './claude-code/store-claude-code';
 import { codexStore } from './codex/store-codex';
+import { copilotCliStore } from './copilot-cli/store-copilot-cli';
+import { geminiCliStore } from './gemini-cli/store-gemini-cli';
+import { qwenCodeStore } from './qwen-code/store-qwen-code';
 
 /**
  * One agent's own session store as `beacon import` reads it: where it is, which of its files are
@@ -36,7 +39,7 @@ export interface StoreFileReader {
   end(): NormalizedEvent[];
 }
 
-export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore];
+export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore];
 
 /** The store a word names (`claude`, `claude-code`, `codex`), if any. */
 export function sessionStoreNamed(word: string): SessionStore | undefined {
