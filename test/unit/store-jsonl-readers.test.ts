@@ -6,7 +6,7 @@
  * mock's numbers, the prompt, the write and the failing command with its exit code.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { NormalizedEvent } from '../../src/model/record';
@@ -115,15 +115,15 @@ describe('Qwen Code session store (0.24.4 chat file)', () => {
     assert.ok(!store.isSessionFile('-p/chats/x.runtime.json'));
   });
 
-  it('an assistant record without its telemetry copy is still one call (no response id); a bad count skips its line', () => {
+  it('a file without telemetry copies: its assistant records are the calls (no response id); a bad count skips its line', () => {
     const { store, home, file } = placed('qwen', 'qwen-code.jsonl', rel);
-    const base = { sessionId: '333c3569-1f4d-4ff8-9b6b-a445b94c5359', version: '0.24.4', type: 'assistant', model: 'qwen3-coder-mock', message: { role: 'model', parts: [{ text: 'more' }] } };
-    appendFileSync(file, `${JSON.stringify({ ...base, uuid: 'u-x', timestamp: '2026-12-02T03:19:00.000Z', usageMetadata: { promptTokenCount: 700, candidatesTokenCount: 9, cachedContentTokenCount: 600 } })}\n`);
-    appendFileSync(file, `${JSON.stringify({ ...base, uuid: 'u-y', timestamp: '2026-12-02T03:19:01.000Z', usageMetadata: { promptTokenCount: 1e30 } })}\n`);
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l && JSON.parse(l).subtype !== 'ui_telemetry');
+    const bad = JSON.stringify({ ...JSON.parse(lines.find((l) => JSON.parse(l).type === 'assistant')!), uuid: 'u-y', usageMetadata: { promptTokenCount: 1e30 } });
+    writeFileSync(file, `${[...lines, bad].join('\n')}\n`);
     const { events, warnings } = read(store, home);
-    assert.deepEqual(usageOf(events), [...OPENAI_TRUTH, [100, 600, 9, undefined]]);
-    assert.equal(byAction(events, 'model.invoked')[3]!.gen_ai?.response, undefined);
-    assert.match(warnings.join('\n'), /1 line not a JSON object[^\n]*\(first: line 15\)/);
+    assert.deepEqual(usageOf(events), OPENAI_TRUTH);
+    assert.ok(byAction(events, 'model.invoked').every((c) => c.gen_ai?.response === undefined && c.model === 'qwen3-coder-mock'));
+    assert.match(warnings.join('\n'), new RegExp(`1 line not a JSON object[^\\n]*\\(first: line ${lines.length + 1}\\)`));
   });
 });
 

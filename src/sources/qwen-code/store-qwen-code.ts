@@ -15,13 +15,15 @@ import { AGENT } from './index';
  * line `{uuid, sessionId, timestamp, type, version, …}` (shared/docs/agent-streams-stores-facts.md
  * §4b, checked on 0.24.4's own files and its Storage):
  *
- * - `assistant{model, message.parts[functionCall{id, name, args} | text], usageMetadata}`: one model
- *   call. Gemini's field names with OpenAI's meaning: `promptTokenCount` includes the cached tokens,
- *   `candidatesTokenCount` includes `thoughtsTokenCount`.
- * - `system` `ui_telemetry`: a copy of the OTel event, `qwen-code.api_response{response_id,
- *   *_token_count, duration_ms, auth_type}` just before its assistant record (the response id is
- *   OTLP's too: one event id for both paths), `qwen-code.api_error`, `qwen-code.tool_call{call_id,
- *   duration_ms}`. An api_response with no assistant record of the same tokens is a call all the same.
+ * - `system` `ui_telemetry`: a copy of the OTel event, written whether telemetry is on or not (its
+ *   logApiResponse): `qwen-code.api_response{response_id, model, *_token_count, duration_ms,
+ *   auth_type}`, one per model call of the session (the response id is OTLP's too: one event id for
+ *   both paths), `qwen-code.api_error`, `qwen-code.tool_call{call_id, duration_ms}`. Calls with an
+ *   internal prompt id (side queries) are not copied: only OTLP has those.
+ * - `assistant{model, message.parts[functionCall{id, name, args} | text], usageMetadata}`: the answer
+ *   of a main-chat call, its usage again in Gemini's field names with OpenAI's meaning
+ *   (`promptTokenCount` includes the cached tokens, `candidatesTokenCount` includes
+ *   `thoughtsTokenCount`). Its calls are the file's only when it has no api_response copy at all.
  * - `tool_result{toolCallResult{callId, status, resultDisplay{exitCode}}, message.parts[functionResponse
  *   {response{output|error}}]}`: completes the functionCall (0.24: a failed command is `error`, its
  *   exit code in `resultDisplay`; 0.15: `success` with `Exit Code: N` in the output).
@@ -48,14 +50,13 @@ interface Call {
   key: string;
 }
 
-const sameTokens = (a: ReportedUsage, b: ReportedUsage) => a.input === b.input && a.output === b.output && (a.cacheRead ?? 0) === (b.cacheRead ?? 0);
-
 class QwenChat implements StoreFileReader {
   private readonly tools = new Map<string, Pending>();
   private readonly toolDurations = new Map<string, number>();
-  /** api_response / api_error copies not yet matched with an assistant record */
+  /** the api_response / api_error copies: the calls */
   private readonly responses: Call[] = [];
-  private readonly calls: Call[] = [];
+  /** the assistant records' usage: the calls of a file without those copies */
+  private readonly answers: Call[] = [];
   private readonly done: NormalizedEvent[] = [];
 
   line(v: Record<string, unknown>): NormalizedEvent[] {
@@ -110,15 +111,7 @@ class QwenChat implements StoreFileReader {
     if (!metadata) return;
     const u = metadata as Attributes;
     const usage: ReportedUsage = { input: tokenAttr(u, 'promptTokenCount'), output: tokenAttr(u, 'candidatesTokenCount'), cacheRead: tokenAttr(u, 'cachedContentTokenCount'), reasoning: tokenAttr(u, 'thoughtsTokenCount') };
-    const model = asText(v.model);
-    // its telemetry copy (written just before it) knows the response id: the two are one call
-    const i = this.responses.findIndex((r) => !r.error && sameTokens(r.usage, usage));
-    if (i >= 0) {
-      const [r] = this.responses.splice(i, 1);
-      this.calls.push({ ...r!, model: r!.model ?? model });
-    } else {
-      this.calls.push({ ...at, model, usage, key: `message:${asText(v.uuid) ?? String(at.time)}` });
-    }
+    this.answers.push({ ...at, model: asText(v.model), usage, key: `message:${asText(v.uuid) ?? String(at.time)}` });
   }
 
   private toolResult(v: Record<string, unknown>, parts: (Record<string, unknown> | undefined)[], at: Omit<Pending, 'name' | 'args'>): void {
@@ -150,7 +143,7 @@ class QwenChat implements StoreFileReader {
       if (ev) this.done.push(ev);
     }
     this.tools.clear();
-    const models = [...this.calls, ...this.responses.splice(0)].map((c) =>
+    const models = (this.responses.length > 0 ? this.responses : this.answers).map((c) =>
       mergeable(modelCallEvent(AGENT, storeObservation({ time: c.time, sessionId: c.sessionId, version: c.version, key: c.key }), {
         ...(c.model ? { model: c.model } : {}), ...(c.provider ? { provider: c.provider } : {}), ...(c.responseId ? { responseId: c.responseId } : {}),
         usage: c.usage, ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}), ...(c.error ? { error: c.error } : {}),
