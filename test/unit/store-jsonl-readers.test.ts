@@ -73,6 +73,26 @@ describe('Gemini CLI session store (0.61.0 chat file)', () => {
     assertTools(events, ['write_file__call_beacon_0001', 'run_shell_command__call_beacon_0002'], '/home/alice/proj/note.txt');
   });
 
+  it("an older CLI's session-….json (one pretty-printed document) gives the same events as its JSON lines; an oversized one is skipped with a warning", () => {
+    const lines = readFileSync(fixture('gemini-cli.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const messages = new Map(lines.filter((l) => typeof l.id === 'string').map((l) => [l.id, l]));
+    const doc = JSON.stringify({ ...lines[0], messages: [...messages.values()] }, null, 2);
+    const { store, home } = placed('gemini', 'gemini-cli.jsonl', rel);
+    const jsonl = read(store, home).events;
+    const h = tempDir('store-gemini-json-');
+    const file = join(store.root(h), 'proj/chats/session-2026-12-02T03-18-52d35956.json');
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(file, doc);
+    const { events, warnings } = read(store, h);
+    assert.deepEqual(warnings, []);
+    assert.ok(doc.split('\n').length > 100, 'the document spans many lines');
+    assert.deepEqual(events.map((e) => e.record.event.id).sort(), jsonl.map((e) => e.record.event.id).sort(), 'the same event ids: a session in both forms counts once');
+    const small: string[] = [];
+    const [found] = sessionFiles(store, store.root(h), () => undefined);
+    assert.equal(readSessionFile(store, found!, (m) => small.push(m), 1024).events.length, 0);
+    assert.match(small.join('\n'), /1 line longer than [\d.]+ MiB, skipped \(first: line 1\)/);
+  });
+
   it('GEMINI_CLI_HOME stands for the home; subagent files under chats/<parent>/ are sessions too', () => {
     const store = sessionStoreNamed('gemini-cli')!;
     assert.equal(store.root('/home/alice', { GEMINI_CLI_HOME: '/srv/gem' }), '/srv/gem/.gemini/tmp');

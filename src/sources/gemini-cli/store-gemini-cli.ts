@@ -11,8 +11,9 @@ import { AGENT } from './index';
 /**
  * Gemini CLI's chat files: `$GEMINI_CLI_HOME` (else the home) `/.gemini/tmp/<project>/chats/
  * session-<YYYY-MM-DDTHH-MM>-<session id prefix>.jsonl` (a subagent's: `chats/<parent session id>/
- * <session id>.jsonl`), JSON lines (shared/docs/agent-streams-stores-facts.md §3b, checked on
- * 0.61.0's own files and its chatRecordingService):
+ * <session id>.jsonl`; an older CLI's: `session-….json`, one document `{sessionId, projectHash,
+ * messages[]}`), JSON lines (shared/docs/agent-streams-stores-facts.md §3b, checked on 0.61.0's own
+ * files and its chatRecordingService, which still reads the older documents):
  *
  * - the header `{sessionId, projectHash, startTime, kind}`; `{$set: {…}}` patches (`lastUpdated`, a
  *   `sessionId` on resume, or a whole `messages` array); `{$rewindTo: id}` (the user rewound the
@@ -51,7 +52,11 @@ class GeminiChat implements StoreFileReader {
       return [];
     }
     if (typeof v.id === 'string') this.message(v);
-    else if (typeof v.sessionId === 'string' && typeof v.projectHash === 'string') this.sessionId = v.sessionId;
+    else if (typeof v.sessionId === 'string' && typeof v.projectHash === 'string') {
+      this.sessionId = v.sessionId;
+      // an older CLI's whole-document file is this header with every message in it
+      for (const m of Array.isArray(v.messages) ? v.messages : []) this.message(asObject(m));
+    }
     return [];
   }
 
@@ -133,6 +138,9 @@ export const geminiCliStore: SessionStore = {
   // GEMINI_CLI_HOME stands for the home directory (its Storage: `<it>/.gemini`), not for `.gemini` itself
   root: (home, env) => join(env?.GEMINI_CLI_HOME || home, '.gemini', 'tmp'),
   depth: 4,
-  isSessionFile: (relative) => /^[^/]+\/chats\/(?:session-[^/]+|[^/]+\/[^/]+)\.jsonl$/.test(relative),
+  isSessionFile: (relative) => /^[^/]+\/chats\/(?:session-[^/]+\.jsonl?|[^/]+\/[^/]+\.jsonl)$/.test(relative),
+  // before its JSON lines, the CLI wrote each session as one JSON document, session-….json (it still reads them, and
+  // appends a resumed one's messages to session-….jsonl: the same message ids, the same events, counted once)
+  isJsonDocument: (file) => file.endsWith('.json'),
   reader: () => new GeminiChat(),
 };
