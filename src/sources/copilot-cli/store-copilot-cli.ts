@@ -4,7 +4,7 @@ import type { Attributes } from '../../model/span';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 
 /**
@@ -126,7 +126,7 @@ class CopilotEvents implements StoreFileReader {
       if (ev) this.done.push(ev);
     }
     this.tools.clear();
-    return this.done.sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+    return inTimeOrder(this.done);
   }
 }
 

@@ -5,7 +5,7 @@ import type { ReportedUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 
 /**
@@ -90,7 +90,7 @@ class GeminiChat implements StoreFileReader {
         }
       }
     }
-    return out.sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+    return inTimeOrder(out);
   }
 
   private toolCall(c: Record<string, unknown> | undefined, messageTime: bigint): NormalizedEvent | undefined {

@@ -6,7 +6,7 @@ import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import { providerOfAuthType } from '../gemini-style-logs';
 import type { SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 
 /**
@@ -149,7 +149,7 @@ class QwenChat implements StoreFileReader {
         usage: c.usage, ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}), ...(c.error ? { error: c.error } : {}),
       })),
     );
-    return [...this.done, ...models].sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+    return inTimeOrder([...this.done, ...models]);
   }
 }
 
