@@ -133,6 +133,8 @@ describe('Qwen Code session store (0.24.4 chat file)', () => {
     assert.equal(store.root('/home/alice', { QWEN_HOME: '~/qh' }), '/home/alice/qh/projects');
     assert.equal(store.root('/home/alice', {}), '/home/alice/.qwen/projects');
     assert.ok(!store.isSessionFile('-p/chats/x.runtime.json'));
+    assert.ok(store.isSessionFile('-p/chats/archive/x.jsonl'), 'an archived session');
+    assert.ok(!store.isSessionFile('-p/chats/other/x.jsonl'));
   });
 
   it('a file without telemetry copies: its assistant records are the calls (no response id); a bad count skips its line', () => {

@@ -11,8 +11,9 @@ import { AGENT } from './index';
 
 /**
  * Qwen Code's chat files: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`, then
- * `/projects/<cwd, each non-alphanumeric character a "-">/chats/<session id>.jsonl`, one record per
- * line `{uuid, sessionId, timestamp, type, version, …}` (shared/docs/agent-streams-stores-facts.md
+ * `/projects/<cwd, each non-alphanumeric character a "-">/chats/<session id>.jsonl` (archived:
+ * `chats/archive/<session id>.jsonl`), one record per line `{uuid, sessionId, timestamp, type,
+ * version, …}` (shared/docs/agent-streams-stores-facts.md
  * §4b, checked on 0.24.4's own files and its Storage):
  *
  * - `system` `ui_telemetry`: a copy of the OTel event, written whether telemetry is on or not (its
@@ -168,7 +169,8 @@ export const qwenCodeStore: SessionStore = {
     const configured = env?.QWEN_RUNTIME_DIR || env?.QWEN_HOME;
     return join(configured ? configuredDir(configured, home) : join(home, '.qwen'), 'projects');
   },
-  depth: 3,
-  isSessionFile: (relative) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(relative),
+  depth: 4,
+  // an archived session is moved to chats/archive/ (its `archiveSessions`): still the session's history
+  isSessionFile: (relative) => /^[^/]+\/chats\/(?:archive\/)?[^/]+\.jsonl$/.test(relative),
   reader: () => new QwenChat(),
 };
