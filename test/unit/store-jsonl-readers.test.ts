@@ -93,6 +93,16 @@ describe('Gemini CLI session store (0.61.0 chat file)', () => {
     assert.match(small.join('\n'), /1 line longer than [\d.]+ MiB, skipped \(first: line 1\)/);
   });
 
+  it("a subagent's file is its parent session's (OTLP records its calls under the CLI's one session id), its task no prompt", () => {
+    const { store, home, file } = placed('gemini', 'gemini-cli.jsonl', 'proj/chats/0f1e2d3c-parent/agent-7.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    writeFileSync(file, `${[{ ...lines[0], sessionId: 'agent-7', kind: 'subagent' }, ...lines.slice(1)].map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const { events } = read(store, home);
+    assert.equal(usageOf(events).length, 3);
+    assert.ok(events.every((e) => e.record.session?.id === '0f1e2d3c-parent'));
+    assert.equal(byAction(events, 'prompt.submitted').length, 0);
+  });
+
   it('GEMINI_CLI_HOME stands for the home; subagent files under chats/<parent>/ are sessions too', () => {
     const store = sessionStoreNamed('gemini-cli')!;
     assert.equal(store.root('/home/alice', { GEMINI_CLI_HOME: '/srv/gem' }), '/srv/gem/.gemini/tmp');

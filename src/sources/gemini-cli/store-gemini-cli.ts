@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import type { Attributes } from '../../model/span';
 import type { ReportedUsage } from '../../model/usage';
@@ -11,7 +11,7 @@ import { AGENT } from './index';
 /**
  * Gemini CLI's chat files: `$GEMINI_CLI_HOME` (else the home) `/.gemini/tmp/<project>/chats/
  * session-<YYYY-MM-DDTHH-MM>-<session id prefix>.jsonl` (a subagent's: `chats/<parent session id>/
- * <session id>.jsonl`; an older CLI's: `session-….json`, one document `{sessionId, projectHash,
+ * <agent id>.jsonl`; an older CLI's: `session-….json`, one document `{sessionId, projectHash,
  * messages[]}`), JSON lines (shared/docs/agent-streams-stores-facts.md §3b, checked on 0.61.0's own
  * files and its chatRecordingService, which still reads the older documents):
  *
@@ -43,17 +43,25 @@ class GeminiChat implements StoreFileReader {
   private sessionId?: string;
   private readonly messages = new Map<string, Read>();
 
+  /**
+   * A subagent's file (`chats/<parent session id>/<agent id>.jsonl`) heads itself with the agent's id,
+   * but its calls are the parent session's: OTLP records them under the CLI's one session id.
+   */
+  constructor(private readonly parentSessionId?: string) {
+    this.sessionId = parentSessionId;
+  }
+
   line(v: Record<string, unknown>): NormalizedEvent[] {
     if (typeof v.$rewindTo === 'string') return [];
     const set = asObject(v.$set);
     if (set) {
-      this.sessionId = asText(set.sessionId) ?? this.sessionId;
+      if (!this.parentSessionId) this.sessionId = asText(set.sessionId) ?? this.sessionId;
       for (const m of Array.isArray(set.messages) ? set.messages : []) this.message(asObject(m));
       return [];
     }
     if (typeof v.id === 'string') this.message(v);
     else if (typeof v.sessionId === 'string' && typeof v.projectHash === 'string') {
-      this.sessionId = v.sessionId;
+      if (!this.parentSessionId) this.sessionId = v.sessionId;
       // an older CLI's whole-document file is this header with every message in it
       for (const m of Array.isArray(v.messages) ? v.messages : []) this.message(asObject(m));
     }
@@ -78,7 +86,7 @@ class GeminiChat implements StoreFileReader {
     const out: NormalizedEvent[] = [];
     for (const [id, { m, usage }] of this.messages) {
       const time = isoTimeNs(m.timestamp)!;
-      if (m.type === 'user') {
+      if (m.type === 'user' && !this.parentSessionId) { // a subagent's user turns are its task, not the user's prompt
         const text = promptText(m.content);
         if (text !== undefined) out.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${id}`), text)));
       } else if (m.type === 'gemini') {
@@ -142,5 +150,8 @@ export const geminiCliStore: SessionStore = {
   // before its JSON lines, the CLI wrote each session as one JSON document, session-….json (it still reads them, and
   // appends a resumed one's messages to session-….jsonl: the same message ids, the same events, counted once)
   isJsonDocument: (file) => file.endsWith('.json'),
-  reader: () => new GeminiChat(),
+  reader: (file) => {
+    const dir = dirname(file);
+    return new GeminiChat(basename(dir) === 'chats' ? undefined : basename(dir));
+  },
 };
