@@ -34,10 +34,12 @@ const PROVIDER_BY_AUTH: Readonly<Record<string, string>> = {
   openai: 'openai', anthropic: 'anthropic', 'qwen-oauth': 'qwen',
 };
 
-function providerOf(a: Attributes): string | undefined {
-  const auth = stringAttr(a, 'auth_type');
+/** The provider an auth type means (Qwen Code's session store copies `auth_type` too), if it is one listed. */
+export function providerOfAuthType(auth: string | undefined): string | undefined {
   return auth !== undefined && Object.hasOwn(PROVIDER_BY_AUTH, auth) ? PROVIDER_BY_AUTH[auth] : undefined;
 }
+
+const providerOf = (a: Attributes): string | undefined => providerOfAuthType(stringAttr(a, 'auth_type'));
 
 function finishReasons(a: Attributes): string[] | undefined {
   const v = a.finish_reasons;

@@ -40,3 +40,8 @@ export function withResult(ev: NormalizedEvent | undefined, result: string | und
 
 export const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 export const asText = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** A file's events in the order they happened (a reader gathers them by kind). */
+export function inTimeOrder(events: NormalizedEvent[]): NormalizedEvent[] {
+  return events.sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+}

@@ -1,6 +1,9 @@
 import type { NormalizedEvent } from '../model/record';
 import { claudeCodeStore } from './claude-code/store-claude-code';
 import { codexStore } from './codex/store-codex';
+import { copilotCliStore } from './copilot-cli/store-copilot-cli';
+import { geminiCliStore } from './gemini-cli/store-gemini-cli';
+import { qwenCodeStore } from './qwen-code/store-qwen-code';
 
 /**
  * One agent's own session store as `beacon import` reads it: where it is, which of its files are
@@ -22,12 +25,17 @@ export interface SessionStore {
   readonly depth: number;
   /** is this path (relative to the root, `/`-separated) one of its session files? */
   isSessionFile(relative: string): boolean;
+  /**
+   * is this session file one JSON document rather than JSON lines (Gemini CLI's older `session-….json`,
+   * rewritten whole each turn)? It is then read as one line: bounded by the same cap, given to `line` once.
+   */
+  isJsonDocument?(file: string): boolean;
   /** a reader for one session file */
   reader(file: string): StoreFileReader;
 }
 
 /**
- * Reads one session file: each JSON line in order, then the end. Events may come only at the end
+ * Reads one session file: each JSON line in order (or its one document), then the end. Events may come only at the end
  * (a tool call is complete when its result's line has been read; a model call once its last line).
  * A line it cannot make sense of throws: that line is skipped and counted, the file goes on.
  */
@@ -36,7 +44,7 @@ export interface StoreFileReader {
   end(): NormalizedEvent[];
 }
 
-export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore];
+export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore];
 
 /** The store a word names (`claude`, `claude-code`, `codex`), if any. */
 export function sessionStoreNamed(word: string): SessionStore | undefined {

@@ -132,7 +132,13 @@ export function readSessionFile(store: SessionStore, file: SessionFile, warn: Wa
   };
   try {
     const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (let n = readSync(fd, buf, 0, CHUNK_BYTES, null); n > 0; n = readSync(fd, buf, 0, CHUNK_BYTES, null)) take(splitter.push(Buffer.from(buf.subarray(0, n))));
+    const document = store.isJsonDocument?.(file.path) === true;
+    for (let n = readSync(fd, buf, 0, CHUNK_BYTES, null); n > 0; n = readSync(fd, buf, 0, CHUNK_BYTES, null)) {
+      const chunk = Buffer.from(buf.subarray(0, n));
+      // one document, one line: a newline is JSON whitespace (a string cannot hold a raw one), a space reads the same
+      if (document) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) chunk[i] = 32;
+      take(splitter.push(chunk));
+    }
     take(splitter.end());
     result.events.push(...reader.end());
   } catch (e) {

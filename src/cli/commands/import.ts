@@ -21,8 +21,11 @@ export const spec = {
 unless agents are named) and records their model calls (tokens, model, response id, time), prompts and
 tool calls (command line, file, result, exit code) in the event log, collection method "poll". Claude
 Code: $CLAUDE_CONFIG_DIR, else ~/.claude, /projects/*/*.jsonl. Codex: $CODEX_HOME, else ~/.codex,
-/sessions/YYYY/MM/DD/rollout-*.jsonl. --from DIR reads the stores under DIR as a home instead (the
-agents' override variables are then not read). A call or prompt the log already holds — imported
+/sessions/YYYY/MM/DD/rollout-*.jsonl. Gemini CLI: $GEMINI_CLI_HOME, else ~, /.gemini/tmp/*/chats/
+session-*.jsonl (and the older *.json). Qwen Code: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen,
+/projects/*/chats/*.jsonl. Copilot CLI: $COPILOT_HOME, else ~/.copilot, /session-state/*/events.jsonl.
+--from DIR reads the stores under DIR as a home instead (the agents' override variables are then not
+read). A call or prompt the log already holds — imported
 before, or recorded by OTLP (same session, same tokens or text, within a minute) — adds nothing: the
 two records are merged into one. The files are only read (no lock the agent could wait on); a
 symlink, a file another user may write, a malformed, overlong (>32 MiB) or non-UTF-8 line is skipped

@@ -13,7 +13,7 @@ import { turnEvents } from './turn';
  * per tool call with `process.exit.code`; `invoke_agent` carries the turn's totals and is never
  * counted, but carries the turn's prompt and answer when content capture is on. It sends no logs; its metrics repeat the spans' numbers per session and are counted only.
  */
-const AGENT: Agent = { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool };
+export const AGENT: Agent = { harness: 'copilot-cli', usage: SEMCONV_USAGE, classifyTool: classifyCopilotTool };
 
 function spans(list: readonly SpanRecord[]): Extraction {
   const calls = extractGenAiSpans(list, AGENT); // an Agent is a SpanProfile: the same harness, usage and tool table

@@ -23,7 +23,7 @@ function cliVersion(resource: Attributes): string | null {
  * Gemini CLI: input includes cached content; output EXCLUDES thoughts (`thoughts_token_count` is
  * added to it).
  */
-const AGENT: Agent = {
+export const AGENT: Agent = {
   harness: 'gemini-cli',
   usage: { inputIncludesCache: true, outputIncludesReasoning: false },
   classifyTool: classifyGeminiStyleTool,

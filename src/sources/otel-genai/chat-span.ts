@@ -58,5 +58,7 @@ export function extractChatSpan(span: SpanRecord, operation: string, profile: Sp
     record,
     timeUnixNano: span.startTimeUnixNano,
     dropIfChatChildStored: true,
+    // the same call may be in the agent's session store, imported already (store/log/merge.ts)
+    mergeWithStored: true,
   };
 }

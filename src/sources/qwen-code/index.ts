@@ -8,7 +8,7 @@ import type { Source } from '../source';
  * Qwen Code: Gemini CLI's record and field names with the OpenAI meaning of the numbers (checked
  * against known values: `total_token_count` = input + output, so output INCLUDES thoughts).
  */
-const AGENT: Agent = { harness: 'qwen-code', usage: SEMCONV_USAGE, classifyTool: classifyGeminiStyleTool };
+export const AGENT: Agent = { harness: 'qwen-code', usage: SEMCONV_USAGE, classifyTool: classifyGeminiStyleTool };
 
 export const qwenCode: Source = {
   harness: AGENT.harness,

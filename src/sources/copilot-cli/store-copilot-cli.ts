@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import type { NormalizedEvent } from '../../model/record';
+import type { Attributes } from '../../model/span';
+import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
+import { tokenAttr } from '../attributes';
+import type { SessionStore, StoreFileReader } from '../store-registry';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { AGENT } from './index';
+
+/**
+ * Copilot CLI's session state: `$COPILOT_HOME` (else `~/.copilot`) `/session-state/<session id>/
+ * events.jsonl`, one session event per line `{type, data, id, timestamp, parentId}` — the stream's
+ * non-ephemeral events with the same ids, plus store-only ones (shared/docs/agent-streams-stores-facts.md
+ * §6b, checked on 1.0.102's own files):
+ *
+ * - `session.start{sessionId, copilotVersion, selectedModel}`: the session.
+ * - `session.usage_record{usage{model, inputTokens (cached included), outputTokens (reasoning
+ *   included), cacheReadTokens, cacheWriteTokens, reasoningTokens, duration, apiCallId (the provider's
+ *   response id, the chat span's gen_ai.response.id: one event id for both paths), providerType,
+ *   finishReason}}`: one per model call. `cost` is Copilot's premium-request accounting (0 with
+ *   BYOK), not dollars: not recorded. `session.shutdown`'s totals are the session's sum: not a call.
+ * - `user.message{content, transformedContent, messageId}`: the prompt; `transformedContent` is what
+ *   Copilot sent (the user's text after its `<current_datetime>` line), as its OTLP export has it.
+ * - `assistant.message{toolRequests[]{toolCallId, name, arguments}}` and `tool.execution_complete
+ *   {toolCallId, success, result{content}, shellExecution{exitCode}}`: a tool call and its outcome
+ *   (a command that exited 2 is `success: true` with its exit code beside it).
+ */
+interface Pending {
+  name: string;
+  args: unknown;
+  time: bigint;
+  /** tool.execution_start's time */
+  started?: bigint;
+}
+
+class CopilotEvents implements StoreFileReader {
+  private sessionId?: string;
+  private version?: string;
+  private readonly tools = new Map<string, Pending>();
+  private readonly done: NormalizedEvent[] = [];
+
+  line(v: Record<string, unknown>): NormalizedEvent[] {
+    const data = asObject(v.data);
+    if (typeof v.type !== 'string' || !data) return [];
+    const time = isoTimeNs(v.timestamp);
+    if (time === undefined) throw new Error('an event without a valid timestamp');
+    switch (v.type) {
+      case 'session.start':
+        this.sessionId = asText(data.sessionId) ?? this.sessionId;
+        this.version = asText(data.copilotVersion) ?? this.version;
+        break;
+      case 'session.usage_record':
+        this.usage(asObject(data.usage), time, asText(v.id));
+        break;
+      case 'user.message': {
+        // what Copilot sent (its `<current_datetime>` line first): the text its OTLP export records, so one prompt for both paths
+        const text = asText(data.transformedContent) ?? asText(data.content);
+        const key = asText(data.messageId) ?? asText(v.id);
+        if (text && key) this.done.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${key}`), text)));
+        break;
+      }
+      case 'assistant.message':
+        for (const r of Array.isArray(data.toolRequests) ? data.toolRequests : []) {
+          const req = asObject(r);
+          const callId = asText(req?.toolCallId);
+          const name = asText(req?.name);
+          if (callId && name) this.tools.set(callId, { name, args: req!.arguments, time });
+        }
+        break;
+      case 'tool.execution_start': {
+        const use = this.tools.get(asText(data.toolCallId) ?? '');
+        if (use) use.started = time;
+        break;
+      }
+      case 'tool.execution_complete':
+        this.toolComplete(data, time);
+        break;
+    }
+    return [];
+  }
+
+  private at(time: bigint, key: string) {
+    return storeObservation({ time, sessionId: this.sessionId, version: this.version, key });
+  }
+
+  private usage(usage: Record<string, unknown> | undefined, time: bigint, eventId: string | undefined): void {
+    if (!usage) return;
+    const u = usage as Attributes;
+    const responseId = asText(u.apiCallId) ?? asText(asObject(u.accounting)?.usageId);
+    const model = asText(u.model);
+    const provider = asText(u.providerType);
+    const finish = asText(u.finishReason);
+    this.done.push(mergeable(modelCallEvent(AGENT, this.at(time, `usage:${responseId ?? eventId ?? String(time)}`), {
+      ...(model ? { model } : {}), ...(provider ? { provider } : {}), ...(responseId ? { responseId } : {}),
+      ...(finish ? { finishReasons: [finish] } : {}),
+      usage: {
+        input: tokenAttr(u, 'inputTokens'), output: tokenAttr(u, 'outputTokens'),
+        cacheRead: tokenAttr(u, 'cacheReadTokens'), cacheCreation: tokenAttr(u, 'cacheWriteTokens'), reasoning: tokenAttr(u, 'reasoningTokens'),
+      },
+      ...(typeof u.duration === 'number' ? { durationMs: u.duration } : {}),
+    })));
+  }
+
+  private toolComplete(d: Record<string, unknown>, time: bigint): void {
+    const callId = asText(d.toolCallId);
+    const use = callId ? this.tools.get(callId) : undefined;
+    if (!callId || !use) return; // a result of a call this file does not hold
+    this.tools.delete(callId);
+    const result = asObject(d.result);
+    const text = asText(result?.content) ?? asText(asObject(d.error)?.message);
+    const exit = asObject(d.shellExecution)?.exitCode;
+    const ev = toolCallEvent(AGENT, this.at(use.time, `tool:${callId}`), {
+      name: use.name, callId, args: use.args,
+      ...(typeof d.success === 'boolean' ? { success: d.success } : {}),
+      ...(typeof exit === 'number' && Number.isInteger(exit) ? { exitCode: exit } : {}),
+      ...(use.started !== undefined ? { durationMs: Number((time - use.started) / 1_000_000n) } : {}),
+    });
+    const withText = withResult(ev, text);
+    if (withText) this.done.push(withText);
+  }
+
+  end(): NormalizedEvent[] {
+    // A call without a result (interrupted, or the session still running): recorded as invoked, outcome unknown.
+    for (const [callId, use] of this.tools) {
+      const ev = toolCallEvent(AGENT, this.at(use.time, `tool:${callId}`), { name: use.name, callId, args: use.args });
+      if (ev) this.done.push(ev);
+    }
+    this.tools.clear();
+    return inTimeOrder(this.done);
+  }
+}
+
+export const copilotCliStore: SessionStore = {
+  harness: AGENT.harness,
+  names: ['copilot-cli', 'copilot'],
+  // COPILOT_HOME stands for ~/.copilot itself (its resolveCopilotHome); 1.0 moved the XDG places there
+  root: (home, env) => join(env?.COPILOT_HOME || join(home, '.copilot'), 'session-state'),
+  depth: 2,
+  isSessionFile: (relative) => /^[^/]+\/events\.jsonl$/.test(relative),
+  reader: () => new CopilotEvents(),
+};
