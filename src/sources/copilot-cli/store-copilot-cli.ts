@@ -95,7 +95,7 @@ class CopilotEvents implements StoreFileReader {
       ...(finish ? { finishReasons: [finish] } : {}),
       usage: {
         input: tokenAttr(u, 'inputTokens'), output: tokenAttr(u, 'outputTokens'),
-        cacheRead: tokenAttr(u, 'cacheReadTokens'), cacheCreation: tokenAttr(u, 'cacheWriteTokens'), reasoning: tokenAttr(u, 'reasoningTokens'),
+        cacheRead: tokenAttr(u, 'cacheReadTokens'), cacheWrite: tokenAttr(u, 'cacheWriteTokens'), reasoning: tokenAttr(u, 'reasoningTokens'),
       },
       ...(typeof u.duration === 'number' ? { durationMs: u.duration } : {}),
     })));

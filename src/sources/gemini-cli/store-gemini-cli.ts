@@ -1,7 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import type { Attributes } from '../../model/span';
-import type { ReportedUsage } from '../../model/usage';
+import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
@@ -33,7 +33,7 @@ type Message = Record<string, unknown>;
 /** A message as read: its last write, and its tokens already checked (a bad number skips its line, not the file). */
 interface Read {
   m: Message;
-  usage?: ReportedUsage;
+  usage?: TokenUsage;
 }
 
 /** The user turns Gemini CLI does not count as the user's (its isIgnoredUserContent). */

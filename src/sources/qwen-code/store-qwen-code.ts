@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import type { Attributes } from '../../model/span';
-import type { ReportedUsage } from '../../model/usage';
+import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import { providerOfAuthType } from '../gemini-style-logs';
@@ -43,7 +43,7 @@ interface Call {
   sessionId?: string;
   version?: string;
   model?: string;
-  usage: ReportedUsage;
+  usage: TokenUsage;
   responseId?: string;
   provider?: string;
   durationMs?: number;
@@ -111,7 +111,7 @@ class QwenChat implements StoreFileReader {
     const metadata = asObject(v.usageMetadata);
     if (!metadata) return;
     const u = metadata as Attributes;
-    const usage: ReportedUsage = { input: tokenAttr(u, 'promptTokenCount'), output: tokenAttr(u, 'candidatesTokenCount'), cacheRead: tokenAttr(u, 'cachedContentTokenCount'), reasoning: tokenAttr(u, 'thoughtsTokenCount') };
+    const usage: TokenUsage = { input: tokenAttr(u, 'promptTokenCount'), output: tokenAttr(u, 'candidatesTokenCount'), cacheRead: tokenAttr(u, 'cachedContentTokenCount'), reasoning: tokenAttr(u, 'thoughtsTokenCount') };
     this.answers.push({ ...at, model: asText(v.model), usage, key: `message:${asText(v.uuid) ?? String(at.time)}` });
   }
 
