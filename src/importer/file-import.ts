@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { toRows } from '../ingest/rows';
 import type { EventRow } from '../ingest/sink';
+import type { NormalizedEvent } from '../model/record';
 import type { FileCursor } from '../store/log/import-cursors';
 import type { SessionStore } from '../sources/store-registry';
 import { openSessionFile, SessionFileRead, type OpenedFile, type ReadPosition, type Warn } from '../sources/store-read';
@@ -75,7 +76,7 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
       const step = read.step(opened.fd, STEP_BYTES);
       atEnd = step.atEnd;
       const events = atEnd && o.finished ? [...step.events, ...read.finish(o.warn)] : step.events;
-      added += await record(file.path, events, o);
+      added += await recordEvents(file.path, events, o);
       save(read);
       o.onStep?.(read.bytesRead - before);
       if (!atEnd) await nextTurn(); // a long file never holds the event loop (the collector's receiver shares it)
@@ -90,8 +91,8 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
   }
 }
 
-/** The file's rows, through the ingest path every source takes (redaction and limits included). */
-async function record(path: string, events: ReturnType<SessionFileRead['finish']>, o: FileImportOptions): Promise<number> {
+/** Events of a file as rows, through the ingest path every source takes (redaction and limits included); how many were new. */
+export async function recordEvents(path: string, events: NormalizedEvent[], o: Pick<FileImportOptions, 'target' | 'warn' | 'sinceNs' | 'onRows'>): Promise<number> {
   const kept = o.sinceNs === undefined ? events : events.filter((e) => e.timeUnixNano >= o.sinceNs!);
   if (kept.length === 0) return 0;
   // A line read again may complete what an earlier read recorded as far as it knew (a tool call

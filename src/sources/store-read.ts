@@ -21,6 +21,8 @@ import type { ReaderContext, SessionStore, StoreFileReader } from './store-regis
 /** A line longer than this is skipped (with a warning), its bytes never held. */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
+/** one buffer for every read: a step reads and splits synchronously, and the follow keeps many reads open */
+const CHUNK = Buffer.allocUnsafe(CHUNK_BYTES);
 
 export type Warn = (message: string) => void;
 
@@ -73,7 +75,6 @@ export class SessionFileRead {
   private readonly reader: StoreFileReader;
   private splitter!: LineSplitter;
   private position!: number;
-  private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
   private pending: NormalizedEvent[] = [];
 
   constructor(
@@ -106,14 +107,15 @@ export class SessionFileRead {
   step(fd: number, maxBytes: number): { events: NormalizedEvent[]; atEnd: boolean } {
     let atEnd = false;
     for (let budget = maxBytes; ; ) {
-      const n = readSync(fd, this.buf, 0, CHUNK_BYTES, this.position);
+      const n = readSync(fd, CHUNK, 0, CHUNK_BYTES, this.position);
       if (n === 0) {
         atEnd = true;
         break;
       }
       this.position += n;
       this.bytesRead += n;
-      for (const line of this.splitter.push(this.buf.subarray(0, n))) {
+      // a copy: the splitter keeps a slice of the chunk for a line the next chunk ends
+      for (const line of this.splitter.push(Buffer.from(CHUNK.subarray(0, n)))) {
         this.take(line);
         this.readOffset += line.bytes + 1;
         if (this.reader.idle?.()) this.resume = { offset: this.readOffset, context: this.reader.context?.() };

@@ -3,6 +3,8 @@ import { resolveEventLogPath } from '../../config/paths';
 import { escapeControls } from '../../model/terminal';
 import { importStore, KINDS, type StoreImported } from '../../importer/import-store';
 import { DryRunTarget, LogTarget } from '../../importer/target';
+import { StoreFollower, type FollowedStore } from '../../importer/follow';
+import { BeaconError } from '../../model/errors';
 import { SESSION_STORES, sessionStoreNamed, type SessionStore } from '../../sources/store-registry';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
@@ -14,7 +16,7 @@ const AGENT_WORDS = SESSION_STORES.flatMap((s) => s.names);
 export const spec = {
   name: 'beacon import',
   summary: "read the agents' own session stores into the event log, counted once with what OTLP recorded",
-  usage: '[<agent>…] [--log PATH] [--from DIR] [--since T] [--dry-run]',
+  usage: '[<agent>…] [--log PATH] [--from DIR] [--since T] [--dry-run] [--follow]',
   description: `Reads the session files each agent keeps on its own (${SESSION_STORES.map((s) => s.harness).join(', ')}; all of them
 unless agents are named) and records their model calls (tokens, model, response id, time), prompts and
 tool calls (command line, file, result, exit code) in the event log, collection method "poll". Claude
@@ -25,15 +27,20 @@ before, or recorded by OTLP (same session, same tokens or text, within a minute)
 two records are merged into one. The files are only read (no lock the agent could wait on); a
 symlink, a file another user may write, a malformed, overlong (>32 MiB) or non-UTF-8 line is skipped
 with a warning on stderr. --since T skips what happened before T (T as in beacon events). --dry-run
-writes nothing and says what would be added, per agent and month.`,
+writes nothing and says what would be added, per agent and month. The log remembers how far each
+file was read: a file unchanged since reads nothing, a grown one is read from where it stopped, a
+replaced or shorter one from its start; a last line without its newline waits for it. --follow
+keeps going until Ctrl-C / SIGTERM, reading new and grown session files as the agents write them
+(a line per file it added events from); the collector does the same with importFollow set.`,
   options: {
     log: configOption('log'),
     from: { type: 'string', arg: 'DIR', help: "a home to read the agents' stores under (default: yours, and their override variables)" },
     since: { type: 'string', arg: 'T', help: 'only what happened at or after T' },
     'dry-run': { type: 'boolean', help: 'write nothing: say what would be added, per agent and month' },
     utc: { type: 'boolean', help: 'read --since and count months in UTC instead of the local zone' },
+    follow: { type: 'boolean', help: 'keep reading new and grown session files as the agents write them, until Ctrl-C' },
   },
-  examples: ['beacon import', 'beacon import claude-code --since 30d', 'beacon import codex --dry-run', 'beacon import --from /mnt/old-laptop/home/me'],
+  examples: ['beacon import', 'beacon import --follow', 'beacon import claude-code --since 30d', 'beacon import codex --dry-run', 'beacon import --from /mnt/old-laptop/home/me'],
   positionals: AGENT_WORDS,
   manyPositionals: true,
 } as const satisfies CommandSpec;
@@ -48,6 +55,10 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
   const logPath = resolveEventLogPath(values.log, io.env);
   const dryRun = values['dry-run'] === true;
   const rootOf = (store: SessionStore) => (values.from !== undefined ? store.root(values.from) : store.root(io.env.HOME || homedir(), io.env));
+  if (values.follow === true) {
+    if (dryRun || sinceNs !== undefined) throw new BeaconError('usage', '--follow records everything from where each file was read: it takes no --dry-run or --since');
+    return follow(stores.map((store) => ({ store, root: rootOf(store) })), new LogTarget(logPath), warn, io);
+  }
   const target = dryRun ? new DryRunTarget(openLogForReading(logPath)) : new LogTarget(logPath);
   const progress = new Progress(process.stderr.isTTY === true && !io.env.CI);
   try {
@@ -66,6 +77,30 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
     progress.clear();
     target.close();
   }
+  return 0;
+}
+
+/** `--follow`: until SIGINT or SIGTERM, a line per file a pass added events from. */
+async function follow(stores: FollowedStore[], target: LogTarget, warn: (m: string) => void, io: Pick<CommandIO, 'out' | 'stderr'>): Promise<number> {
+  const follower = new StoreFollower({
+    stores, target, warn,
+    onBatch: (b) => b.added > 0 && io.out(`${b.harness}: added ${plural(b.added, 'event')} from ${escapeControls(b.path)}`),
+  });
+  const signalled = new Promise<void>((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve());
+  });
+  io.stderr(`beacon import: following ${stores.map((s) => escapeControls(s.root)).join(', ')} (Ctrl-C stops)\n`);
+  follower.start();
+  const alive = setInterval(() => {}, 1 << 30); // the follower's timers are unref'd (the collector's must not hold its exit): this one holds the command's
+  try {
+    await signalled;
+    await follower.stop();
+  } finally {
+    clearInterval(alive);
+    target.close();
+  }
+  const spooled = target.spooled();
+  if (spooled > 0) io.out(`${plural(spooled, 'event')} waited for the log's lock too long and went to its spool: the collector (or the next writer) commits them`);
   return 0;
 }
 
