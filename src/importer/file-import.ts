@@ -34,6 +34,8 @@ export interface FileImportOptions {
   onRows?: (rows: EventRow[], held: boolean[] | undefined) => void;
   /** after each step, the bytes of the file read so far in this pass (the progress bar) */
   onStep?: (bytes: number) => void;
+  /** checked after each step: true ends the read there (its cursor saved: the next read goes on from it) */
+  stopping?: () => boolean;
 }
 
 export interface FileImported {
@@ -72,14 +74,15 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
     read.rewind();
     const before = read.bytesRead;
     const save = cursorSaver(store, file.path, opened, o);
-    for (let atEnd = false; !atEnd; ) {
+    for (;;) {
       const step = read.step(opened.fd, STEP_BYTES);
-      atEnd = step.atEnd;
-      const events = atEnd && o.finished ? [...step.events, ...read.finish(o.warn)] : step.events;
+      const events = step.atEnd && o.finished ? [...step.events, ...read.finish(o.warn)] : step.events;
       added += await recordEvents(file.path, events, o);
       save(read);
       o.onStep?.(read.bytesRead - before);
-      if (!atEnd) await nextTurn(); // a long file never holds the event loop (the collector's receiver shares it)
+      if (step.atEnd) break;
+      if (o.stopping?.()) return { bytes: read.bytesRead - before, added }; // the reader dropped: the next read starts at the cursor's resume point
+      await nextTurn(); // a long file never holds the event loop (the collector's receiver shares it)
     }
     return { bytes: read.bytesRead - before, added, ...(o.finished ? {} : { read }) };
   } catch (e) {

@@ -42,6 +42,8 @@ export interface FollowOptions {
   quietMs?: number;
   /** each file a pass added events from */
   onBatch?: (batch: FollowBatch) => void;
+  /** false: no fs.watch, the poll alone (what a file system without working events gets; tests) */
+  watch?: boolean;
 }
 
 
@@ -120,7 +122,7 @@ export class StoreFollower {
         seen.add(file.path);
         const quiet = Date.now() - file.mtimeMs >= (this.o.quietMs ?? 600_000);
         const live = this.live.get(file.path);
-        const r = await importFile(store, file, { target: this.o.target, warn, finished: quiet && !live }, live);
+        const r = await importFile(store, file, { target: this.o.target, warn, finished: quiet && !live, stopping: () => this.stopped }, live);
         let added = r.added;
         if (r.read && quiet) added += await recordEvents(file.path, r.read.finish(warn), { target: this.o.target, warn });
         if (r.read && !quiet) this.live.set(file.path, r.read);
@@ -137,7 +139,7 @@ export class StoreFollower {
 
   /** Watches a store's root once it exists; a watcher that fails is closed, and the poll goes on alone. */
   private watchRoot(root: string): void {
-    if (this.watchers.has(root) || !existsSync(root)) return;
+    if (this.o.watch === false || this.watchers.has(root) || !existsSync(root)) return;
     try {
       const w = watch(root, { recursive: true, persistent: false }, () => this.passSoon());
       w.on('error', () => {

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, statSync, type BigIntStats, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { myUid } from '../model/file-checks';
+import type { Warn } from './store-read';
 import type { SessionStore } from './store-registry';
 
 /**
@@ -25,7 +26,6 @@ export interface SessionFile {
 
 /** A warning about one file or directory: where, and what (never a line's content: it may hold a secret). */
 export type { Warn } from './store-read';
-import type { Warn } from './store-read';
 
 /** The session files under the store's root (none when it does not exist), oldest first. */
 export function sessionFiles(store: SessionStore, root: string, warn: Warn): SessionFile[] {
