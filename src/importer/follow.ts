@@ -4,6 +4,7 @@ import type { SessionStore } from '../sources/store-registry';
 import type { SessionFileRead, Warn } from '../sources/store-read';
 import { sessionFiles } from '../sources/store-scan';
 import { importFile, recordEvents } from './file-import';
+import { importWhole, type WholeSource } from './whole-import';
 import type { ImportTarget } from './target';
 
 /**
@@ -34,6 +35,8 @@ export interface FollowBatch {
 
 export interface FollowOptions {
   stores: readonly FollowedStore[];
+  /** stores read whole (databases): read again each pass they changed (whole-import.ts) */
+  wholes?: readonly WholeSource[];
   target: ImportTarget;
   warn: Warn;
   /** a pass at least this often (default 2 s) */
@@ -88,7 +91,7 @@ export class StoreFollower {
   }
 
   health(): ImportFollowHealth {
-    return { agents: this.o.stores.map((s) => s.store.harness), watching: this.watchers.size, open: this.live.size, ...this.state };
+    return { agents: [...this.o.stores.map((s) => s.store.harness), ...(this.o.wholes ?? []).map((w) => w.harness)], watching: this.watchers.size, open: this.live.size, ...this.state };
   }
 
   private pass(): void {
@@ -131,6 +134,12 @@ export class StoreFollower {
         this.state.bytesRead += r.bytes;
         if (added > 0 || r.bytes > 0) this.o.onBatch?.({ harness: store.harness, path: file.path, added, bytes: r.bytes });
       }
+    }
+    for (const source of this.o.wholes ?? []) {
+      if (this.stopped) return;
+      const r = await importWhole(source, { target: this.o.target, warn });
+      this.state.added += r.added;
+      if (r.added > 0) this.o.onBatch?.({ harness: source.harness, path: source.path, added: r.added, bytes: 0 });
     }
     for (const path of this.live.keys()) if (!seen.has(path)) this.live.delete(path); // removed, or no longer trusted
     this.state.passes++;

@@ -41,7 +41,7 @@ export async function importStore(store: SessionStore, root: string, o: StoreImp
   const result: StoreImported = { files: files.length, unchanged: 0, bytes: 0, tallies: new Map() };
   const total = files.reduce((n, f) => n + f.size, 0);
   let done = 0;
-  const onRows = (rows: EventRow[], held: boolean[] | undefined) => rows.forEach((row, i) => count(result.tallies, row, held?.[i] ?? false, o.utc));
+  const onRows = tallyInto(result.tallies, o.utc);
   for (const [i, file] of files.entries()) {
     o.progress?.(i + 1, files.length, done / Math.max(total, 1));
     const r = await importFile(store, file, {
@@ -56,6 +56,11 @@ export async function importStore(store: SessionStore, root: string, o: StoreImp
 }
 
 export const KINDS = ['prompt', 'model call', 'tool call'];
+
+/** Counts rows into `tallies` per month and kind (an `onRows` for recordEvents/importWhole: a database store's import tallies the same way). */
+export function tallyInto(tallies: Map<string, Tally>, utc: boolean): (rows: EventRow[], held: boolean[] | undefined) => void {
+  return (rows, held) => rows.forEach((row, i) => count(tallies, row, held?.[i] ?? false, utc));
+}
 
 function count(tallies: Map<string, Tally>, row: EventRow, held: boolean, utc: boolean): void {
   const d = new Date(Number(row.tsNs / 1_000_000n));

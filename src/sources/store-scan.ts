@@ -72,7 +72,7 @@ function walk(store: SessionStore, dir: string, rel: string, depth: number, out:
 }
 
 /** Yours, and nobody else may write it: a file another user can write may hold what they put there. */
-function trusted(path: string, st: Stats | BigIntStats, what: string, warn: Warn): boolean {
+export function trusted(path: string, st: Stats | BigIntStats, what: string, warn: Warn): boolean {
   const uid = myUid();
   if (uid !== undefined && Number(st.uid) !== uid) {
     warn(`${path}: the ${what} belongs to uid ${st.uid}, not to you (uid ${uid}): skipped`);

@@ -3,7 +3,7 @@
  * and a grown one (what a file system without working events gets); the reader of a file being
  * written is kept between passes, so a tool call waiting for its result is recorded once, whole;
  * a file quiet long enough is read as finished (a call that never got its result recorded as far
- * as it is known).
+ * as it is known). A store read whole (a database) is read again only when it or its WAL changed.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { StoreFollower } from '../../src/importer/follow';
 import { LogTarget } from '../../src/importer/target';
+import { importWhole, type WholeSource } from '../../src/importer/whole-import';
+import { promptEvent } from '../../src/sources/agent-events';
+import { AGENT as CLAUDE } from '../../src/sources/claude-code/index';
+import { storeObservation } from '../../src/sources/store-events';
 import { claudeCodeStore } from '../../src/sources/claude-code/store-claude-code';
 import { EventLog } from '../../src/store/log/event-log';
 import { tempDir } from '../helpers/paths';
@@ -93,6 +97,35 @@ describe('the store follower', () => {
       assert.equal(follower.health().open, 0, 'its reader dropped');
     } finally {
       await follower.stop();
+      target.close();
+    }
+  });
+});
+
+describe('a store read whole (a database) with a cursor', () => {
+  it('is read again only when it or its -wal changed; what it held before adds nothing', async () => {
+    const { target, stored } = setup();
+    const db = join(tempDir('whole-'), 'sessions.db');
+    writeFileSync(db, 'v1', { mode: 0o600 });
+    let reads = 0;
+    const prompts = ['first'];
+    const source: WholeSource = {
+      harness: 'claude-code',
+      path: db,
+      *read() {
+        reads++;
+        yield prompts.map((text, i) => promptEvent(CLAUDE, storeObservation({ time: BigInt(Date.UTC(2026, 10, 24)) * 1_000_000n + BigInt(i), sessionId: SESSION, key: `prompt:${i}` }), text));
+      },
+    };
+    try {
+      assert.deepEqual(await importWhole(source, { target, warn: () => {} }), { read: true, added: 1 });
+      assert.deepEqual(await importWhole(source, { target, warn: () => {} }), { read: false, added: 0 }, 'unchanged: not read');
+      prompts.push('second');
+      writeFileSync(`${db}-wal`, 'a commit', { mode: 0o600 }); // the database itself untouched: only its WAL grew
+      assert.deepEqual(await importWhole(source, { target, warn: () => {} }), { read: true, added: 1 });
+      assert.equal(reads, 2);
+      assert.deepEqual(stored().map((r) => r.prompt.text).sort(), ['first', 'second']);
+    } finally {
       target.close();
     }
   });
