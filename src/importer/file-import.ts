@@ -15,7 +15,7 @@ import type { ImportTarget } from './target';
  * - same device, inode, size and mtime as the cursor: nothing to read (not even opened);
  * - another file at the path (device or inode), or a smaller one: read again from its start;
  * - grown (or only touched): read from the cursor's resume point, with the reader's context there,
- *   up to the end of the last complete line; a store whose files are rewritten, from the start.
+ *   up to the end of the last complete line; a JSON document (rewritten whole), from its start.
  *
  * Events go to the target a step at a time (`STEP_BYTES` of the file), and the cursor after each
  * step, so memory stays bounded on a 1 GB transcript and an interrupted import goes on where it
@@ -55,7 +55,7 @@ export function unchanged(file: Pick<SessionFile, 'size' | 'dev' | 'ino' | 'mtim
 function startOf(store: SessionStore, opened: OpenedFile, c: FileCursor | undefined, live: SessionFileRead | undefined): ReadPosition | SessionFileRead | undefined {
   if (!c || opened.dev !== c.dev || opened.ino !== c.ino || opened.size < c.size) return { offset: 0 }; // new, replaced or truncated
   if (opened.size === c.size && opened.mtimeNs === c.mtimeNs) return undefined;
-  if (store.growth === 'rewrite') return { offset: 0 };
+  if (store.isJsonDocument?.(opened.path) === true) return { offset: 0 }; // rewritten whole: read whole
   if (live && live.readOffset === c.readOffset) return live;
   return { offset: c.resumeOffset, ...(c.context ? { context: c.context } : {}) };
 }
@@ -73,10 +73,11 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
     read = start instanceof SessionFileRead ? start : new SessionFileRead(store, file.path, start);
     read.rewind();
     const before = read.bytesRead;
+    const finished = o.finished || read.document; // a document is read whole, each time: nothing of it waits
     const save = cursorSaver(store, file.path, opened, o);
     for (;;) {
       const step = read.step(opened.fd, STEP_BYTES);
-      const events = step.atEnd && o.finished ? [...step.events, ...read.finish(o.warn)] : step.events;
+      const events = step.atEnd && finished ? [...step.events, ...read.finish(o.warn)] : step.events;
       added += await recordEvents(file.path, events, o);
       save(read);
       o.onStep?.(read.bytesRead - before);
@@ -84,7 +85,7 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
       if (o.stopping?.()) return { bytes: read.bytesRead - before, added }; // the reader dropped: the next read starts at the cursor's resume point
       await nextTurn(); // a long file never holds the event loop (the collector's receiver shares it)
     }
-    return { bytes: read.bytesRead - before, added, ...(o.finished ? {} : { read }) };
+    return { bytes: read.bytesRead - before, added, ...(finished ? {} : { read }) };
   } catch (e) {
     o.warn(`${file.path}: reading stopped at line ${(read?.lines ?? 0) + 1} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); what was read before is kept`);
     return { bytes: read?.bytesRead ?? 0, added };

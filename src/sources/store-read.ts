@@ -34,6 +34,7 @@ export interface ReadPosition {
 
 /** An open session file: its descriptor and what it is (a cursor compares device, inode, size and mtime). */
 export interface OpenedFile {
+  path: string;
   fd: number;
   dev: string;
   ino: string;
@@ -54,7 +55,7 @@ export function openSessionFile(path: string, warn: Warn): OpenedFile | undefine
     return undefined;
   }
   const st = fstatSync(fd, { bigint: true });
-  return { fd, dev: String(st.dev), ino: String(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs };
+  return { path, fd, dev: String(st.dev), ino: String(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs };
 }
 
 export type Skipped = { malformed: number; tooLong: number; invalidUtf8: number; unreadable: number };
@@ -76,6 +77,8 @@ export class SessionFileRead {
   private splitter!: LineSplitter;
   private position!: number;
   private pending: NormalizedEvent[] = [];
+  /** one JSON document, not lines (`SessionStore.isJsonDocument`): read as one line */
+  readonly document: boolean;
 
   constructor(
     store: SessionStore,
@@ -84,6 +87,7 @@ export class SessionFileRead {
     private readonly maxLineBytes = MAX_LINE_BYTES,
   ) {
     this.reader = store.reader(path, start.context);
+    this.document = store.isJsonDocument?.(path) === true;
     this.readOffset = start.offset;
     this.resume = { ...start };
     this.rewind();
@@ -115,7 +119,10 @@ export class SessionFileRead {
       this.position += n;
       this.bytesRead += n;
       // a copy: the splitter keeps a slice of the chunk for a line the next chunk ends
-      for (const line of this.splitter.push(Buffer.from(CHUNK.subarray(0, n)))) {
+      const chunk = Buffer.from(CHUNK.subarray(0, n));
+      // one document, one line: a newline is JSON whitespace (a string cannot hold a raw one), a space reads the same
+      if (this.document) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) chunk[i] = 32;
+      for (const line of this.splitter.push(chunk)) {
         this.take(line);
         this.readOffset += line.bytes + 1;
         if (this.reader.idle?.()) this.resume = { offset: this.readOffset, context: this.reader.context?.() };

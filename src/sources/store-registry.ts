@@ -28,11 +28,12 @@ export interface SessionStore {
    */
   reader(file: string, context?: ReaderContext): StoreFileReader;
   /**
-   * how the agent changes a session file: 'append' (JSONL: lines only added, the default), so an
-   * import reads a grown file from where it stopped; 'rewrite' (one JSON document written anew),
-   * so any change reads the file again from its start (the merge makes what it held add nothing)
+   * is this session file one JSON document rather than JSON lines (rewritten whole each turn)? It
+   * is then read as one line, bounded by the same cap, given to `line` once; any change reads it
+   * again from its start (the merge makes what it held before add nothing). Otherwise the file is
+   * JSON lines only ever appended to: a grown file is read from where the last read stopped.
    */
-  readonly growth?: 'append' | 'rewrite';
+  isJsonDocument?(file: string): boolean;
 }
 
 /** A reader's state a read resuming mid-file needs: small, content-free values (ids, a model name, flags), never a line's text. */

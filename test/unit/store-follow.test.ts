@@ -6,10 +6,14 @@
  * as it is known). A store read whole (a database) is read again only when it or its WAL changed.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { importFile } from '../../src/importer/file-import';
 import { StoreFollower } from '../../src/importer/follow';
+import type { NormalizedEvent } from '../../src/model/record';
+import type { SessionStore } from '../../src/sources/store-registry';
+import { sessionFiles } from '../../src/sources/store-scan';
 import { LogTarget } from '../../src/importer/target';
 import { importWhole, type WholeSource } from '../../src/importer/whole-import';
 import { promptEvent } from '../../src/sources/agent-events';
@@ -125,6 +129,43 @@ describe('a store read whole (a database) with a cursor', () => {
       assert.deepEqual(await importWhole(source, { target, warn: () => {} }), { read: true, added: 1 });
       assert.equal(reads, 2);
       assert.deepEqual(stored().map((r) => r.prompt.text).sort(), ['first', 'second']);
+    } finally {
+      target.close();
+    }
+  });
+});
+
+describe('a session file that is one JSON document (SessionStore.isJsonDocument)', () => {
+  it('is read whole, its newlines inside, and read again from its start whenever it is rewritten', async () => {
+    const { target, stored } = setup();
+    const root = tempDir('document-store-');
+    const file = join(root, 'session-1.json');
+    const documentStore: SessionStore = {
+      harness: 'claude-code', names: ['document-test'], root: () => root, depth: 1,
+      isSessionFile: (rel) => rel.endsWith('.json'),
+      isJsonDocument: () => true,
+      reader: () => {
+        const out: NormalizedEvent[] = [];
+        return {
+          line: (v) => {
+            for (const [i, text] of (v.prompts as string[]).entries()) out.push(promptEvent(CLAUDE, storeObservation({ time: BigInt(Date.UTC(2026, 10, 25)) * 1_000_000n + BigInt(i), sessionId: SESSION, key: `doc:${i}` }), text));
+            return [];
+          },
+          end: () => out,
+        };
+      },
+    };
+    const once = async () => {
+      const [f] = sessionFiles(documentStore, root, () => {});
+      return importFile(documentStore, f!, { target, warn: () => {}, finished: false });
+    };
+    try {
+      writeFileSync(file, JSON.stringify({ prompts: ['one'] }, null, 2), { mode: 0o600 });
+      assert.deepEqual(await once(), { bytes: statSync(file).size, added: 1 }, 'read whole although the follow reads it (not finished)');
+      assert.deepEqual(await once(), { bytes: 0, added: 0 });
+      writeFileSync(file, JSON.stringify({ prompts: ['one', 'two'] }, null, 2));
+      assert.deepEqual(await once(), { bytes: statSync(file).size, added: 1 }, 'from its start: one new prompt, the first merged');
+      assert.deepEqual(stored().map((r) => r.prompt.text).sort(), ['one', 'two']);
     } finally {
       target.close();
     }
