@@ -9,6 +9,8 @@ import { SESSION_STORES, sessionStoreNamed, type SessionStore } from '../sources
 import { EventLog } from '../store/log/event-log';
 import { ImportCursors } from '../store/log/import-cursors';
 
+const CURSOR_BUSY_MS = 250;
+
 export interface ImportFollowLoop {
   /** no new pass; resolves once a pass in progress has committed what it read */
   stop(): Promise<void>;
@@ -41,13 +43,15 @@ export function followedStores(setting: string): SessionStore[] {
 /**
  * The collector follows the agents' own session stores (issue 31 item 3), so an agent that was
  * never set up for Beacon still shows up: `beacon import --follow`'s follower (importer/follow.ts),
- * its rows committed through the writer thread, its cursors on a connection of its own (a few rows,
- * after each commit). Its passes yield between steps: a 1 GB transcript never holds the receiver's
+ * its rows committed through the writer thread, its cursors on a connection of its own (a row per
+ * file, after each commit). Its passes yield between steps: a 1 GB transcript never holds the receiver's
  * event loop for more than a step.
  */
 export function startImportFollow(o: ImportFollowOptions, logger: Logger): ImportFollowLoop {
   const stores = followedStores(o.agents);
-  const log = EventLog.open(o.logPath, { busyTimeoutMs: o.busyTimeoutMs, hookConnection: true });
+  // The cursors are written on the receiver's thread: a lock held elsewhere (retention) may cost it
+  // this long at most, then the cursor waits for the next pass (reading again adds nothing).
+  const log = EventLog.open(o.logPath, { busyTimeoutMs: Math.min(o.busyTimeoutMs, CURSOR_BUSY_MS), hookConnection: true });
   const target: ImportTarget = {
     cursors: new ImportCursors(log.db),
     record: async (rows) => ({ added: (await o.sink.append(rows)).inserted }),
