@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BEACON_VERSION } from '../model/endpoint';
-import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ReceiverCounters, SenderCheckHealth, SpoolHealth } from '../model/health';
+import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HealthReport, HealthStatus, HookFailureHealth, HookRouteHealth, ImportFollowHealth, ReceiverCounters, SenderCheckHealth, SpoolHealth } from '../model/health';
 import type { WriterHealth } from '../store/writer/event-log-writer';
 import { retentionSupervisor } from '../store/maintenance/retention-runner';
 import type { ThreadError } from '../store/writer/thread-supervisor';
@@ -33,6 +33,7 @@ export interface HealthInput {
   /** the JSONL export, when configured: one refused or failing makes the collector degraded */
   export?: ExportHealth;
   spool?: SpoolHealth;
+  importFollow?: ImportFollowHealth;
 }
 
 const NO_COUNTERS: ReceiverCounters = { exports: 0, inserted: 0, duplicates: 0, rejected: 0, spans: 0, logRecords: 0, metricPoints: 0, rejectedSpans: 0, rejectedLogRecords: 0, rejectedDataPoints: 0 };
@@ -63,6 +64,7 @@ export function healthReport(input: HealthInput): HealthAnswer {
     ...(input.forward ? { forward: input.forward } : {}),
     ...(input.export ? { export: input.export } : {}),
     ...(input.spool ? { spool: input.spool } : {}),
+    ...(input.importFollow ? { importFollow: input.importFollow } : {}),
     status,
     version: BEACON_VERSION,
     pid: process.pid,

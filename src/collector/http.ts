@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { QueuedEventSink } from '../ingest/sink';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { quoteInput } from '../model/quote-input';
-import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth, SpoolHealth } from '../model/health';
+import type { ExportHealth, ForwardHealth, GrpcHealth, HealthAnswer, HookFailureHealth, ImportFollowHealth, SpoolHealth } from '../model/health';
 import { STATUS_TABLE } from '../model/status-table';
 import { dashboard as dashboardRoutes, type DashboardOptions } from '../dashboard/plugin';
 import { encodingOf } from '../receiver/body';
@@ -49,6 +49,8 @@ export interface CollectorHttpOptions {
   exportStatus?: () => ExportHealth | undefined;
   /** spool segments refused since the start */
   spoolStatus?: () => SpoolHealth;
+  /** the follow of the agents' session stores, when `importFollow` is set */
+  importFollowStatus?: () => ImportFollowHealth | undefined;
 }
 
 export interface CollectorHttp {
@@ -133,6 +135,7 @@ export function buildCollectorHttp(options: CollectorHttpOptions): CollectorHttp
       ...(options.hookFailures ? { hookFailures: options.hookFailures() } : {}),
       export: options.exportStatus?.(),
       spool: options.spoolStatus?.(),
+      importFollow: options.importFollowStatus?.(),
     });
   void app.register(receiver.plugin);
   if (options.hooks) void app.register(hookRoute, options.hooks);

@@ -7,7 +7,7 @@ import { ensureHookToken } from '../config/hook-token';
 import { EventLogWriter } from '../store/writer/event-log-writer';
 import { allowedHostNames, hostPort } from '../config/hosts';
 import { startForwarding, type Forwarding } from '../forward/supervisor';
-import type { ExportHealth, GrpcHealth, SpoolHealth } from '../model/health';
+import type { ExportHealth, GrpcHealth, ImportFollowHealth, SpoolHealth } from '../model/health';
 import { newHookRouteStats } from '../hooks/route';
 import type { QueuedEventSink } from '../ingest/sink';
 import { startOtlpGrpc, type OtlpGrpcReceiver } from '../receiver/grpc';
@@ -18,6 +18,7 @@ import { startExportLoop } from './jsonl-export-loop';
 import { Lifecycle } from './lifecycle';
 import { startRetentionLoop } from './retention-loop';
 import { startSpoolLoop } from './spool-loop';
+import { startImportFollow } from './import-follow-loop';
 
 /** A client that keeps a socket open after the stop began is cut off after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -95,11 +96,17 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     (r) => r.stop(),
   );
   const spool = await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
+  // Opt-in: the agents' own session stores, read as they are written (stopped before the writer it commits through).
+  const importFollow = await parts.start(
+    'import follow',
+    () => (config.importFollow ? startImportFollow({ logPath: config.log, agents: config.importFollow, sink, busyTimeoutMs: config.busyTimeoutMs, env: hooks.env ?? process.env }, logger) : undefined),
+    (f) => f?.stop(),
+  );
   let grpcPart: OtlpGrpcReceiver | undefined;
   // Beacon's own hook failures reach the log over OTLP (either transport) and the hook route: counted for /health.
   const hookFailures = new HookFailureWatch();
   const otlpSink = hookFailures.watchQueued(writer); // one sink for both OTLP transports
-  const status: StatusSources = { grpc: () => grpcPart?.health(), export: () => exportLoop?.health(), spool: () => spool.health() };
+  const status: StatusSources = { grpc: () => grpcPart?.health(), export: () => exportLoop?.health(), spool: () => spool.health(), importFollow: () => importFollow?.health() };
   const http = await parts.start('http', () => listen(config, logger, writer, otlpSink, forwarding, status, hookFailures), (h) => h.close());
   // After HTTP, so it is stopped first: no new gRPC calls, those in flight answered after their commit.
   // A port it cannot bind does not fail the start: OTLP/HTTP serves, /health says grpc is down.
@@ -125,6 +132,7 @@ interface StatusSources {
   grpc: () => GrpcHealth | undefined;
   export: () => ExportHealth | undefined;
   spool: () => SpoolHealth;
+  importFollow: () => ImportFollowHealth | undefined;
 }
 
 /** The one HTTP app (http.ts) with its plugins, listening. */
@@ -133,6 +141,7 @@ async function listen(config: Readonly<CollectorConfig>, logger: Logger, writer:
     grpcHealth: status.grpc,
     exportStatus: status.export,
     spoolStatus: status.spool,
+    importFollowStatus: status.importFollow,
     sink: otlpSink,
     logger,
     maxBodyBytes: config.maxBodyBytes,

@@ -38,6 +38,8 @@ export interface CollectorConfig {
   otlpToken?: string;
   /** take OTLP exports from other local users' sockets too (Linux refuses them by default: receiver/sender-check.ts) */
   otlpAllowOtherUsers: boolean;
+  /** follow these agents' session stores (`all`, or agent names, comma-separated) as `beacon import --follow` does; off when unset */
+  importFollow?: string;
 }
 
 /** Every key but `forward`, a list read from the file only (each destination type under src/forward/destinations checks its entries). */
@@ -166,6 +168,10 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   otlpAllowOtherUsers: {
     type: 'boolean', default: false, env: 'BEACON_OTLP_ALLOW_OTHER_USERS',
     doc: "take OTLP exports from other local users too; by default (Linux) an export from another user's socket gets 403 / `PERMISSION_DENIED` (see [On a shared machine](docs/shared-machine.md))",
+  },
+  importFollow: {
+    type: 'string', env: 'BEACON_IMPORT_FOLLOW',
+    doc: "follow the agents' own session stores as they write them, as `beacon import --follow` does: `all`, or agents comma-separated (`claude-code,codex`); off when unset",
   },
 };
 

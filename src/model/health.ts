@@ -106,6 +106,21 @@ export interface ExportHealth {
 }
 
 /** Spool segments the collector could not ingest since it started (src/collector/spool-loop.ts). */
+/** The follow of the agents' session stores (`importFollow`, src/collector/import-follow-loop.ts). */
+export interface ImportFollowHealth {
+  agents: string[];
+  /** store roots watched by fs.watch (the others are polled only) */
+  watching: number;
+  passes: number;
+  /** files whose reader is kept, waiting for more */
+  open: number;
+  /** events added since the start */
+  added: number;
+  bytesRead: number;
+  lastPassAt: string | null;
+  lastError: string | null;
+}
+
 export interface SpoolHealth {
   /** refused (not ours, not a regular file, not rows) and renamed to `*.bad` */
   setAside: number;
@@ -152,6 +167,8 @@ export interface HealthReport extends ReceiverCounters {
   /** absent when no `exportPath` is configured */
   export?: ExportHealth;
   spool?: SpoolHealth;
+  /** absent unless `importFollow` is set */
+  importFollow?: ImportFollowHealth;
 }
 
 /** The report and the HTTP status it is served with: 200 while the collector can store, 503 when it cannot. */

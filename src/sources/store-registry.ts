@@ -26,13 +26,21 @@ export interface SessionStore {
   /** is this path (relative to the root, `/`-separated) one of its session files? */
   isSessionFile(relative: string): boolean;
   /**
-   * is this session file one JSON document rather than JSON lines (Gemini CLI's older `session-….json`,
-   * rewritten whole each turn)? It is then read as one line: bounded by the same cap, given to `line` once.
+   * a reader for one session file; `context` is what `StoreFileReader.context()` gave at the point
+   * the read resumes from (absent: the file is read from its start)
+   */
+  reader(file: string, context?: ReaderContext): StoreFileReader;
+  /**
+   * is this session file one JSON document rather than JSON lines (rewritten whole each turn)? It
+   * is then read as one line, bounded by the same cap, given to `line` once; any change reads it
+   * again from its start (the merge makes what it held before add nothing). Otherwise the file is
+   * JSON lines only ever appended to: a grown file is read from where the last read stopped.
    */
   isJsonDocument?(file: string): boolean;
-  /** a reader for one session file */
-  reader(file: string): StoreFileReader;
 }
+
+/** A reader's state a read resuming mid-file needs: small, content-free values (ids, a model name, flags), never a line's text. */
+export type ReaderContext = Record<string, string | number | boolean>;
 
 /**
  * Reads one session file: each JSON line in order (or its one document), then the end. Events may come only at the end
@@ -42,6 +50,19 @@ export interface SessionStore {
 export interface StoreFileReader {
   line(value: Record<string, unknown>): NormalizedEvent[];
   end(): NormalizedEvent[];
+  /**
+   * Optional, for cursors and follow (store-scan.ts): the events no later line can change, taken out
+   * of the reader (each returned once; `end()` returns the rest). Without it, events come at `end()`.
+   */
+  settled?(): NormalizedEvent[];
+  /**
+   * Optional: true when nothing the reader holds waits for a later line (every call it has seen is
+   * complete and taken by `settled()`). Only there can a later read resume without re-reading what
+   * came before; a reader without it is read again from the start whenever its file grows.
+   */
+  idle?(): boolean;
+  /** Optional: the context a reader resumed after this point needs (`SessionStore.reader`'s second argument) */
+  context?(): ReaderContext | undefined;
 }
 
 export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore];

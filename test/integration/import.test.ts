@@ -104,16 +104,16 @@ describe('beacon import', () => {
     assert.equal(usage.status, 0, usage.stderr);
   });
 
-  it('a second import adds nothing, and --dry-run then says so', () => {
+  it('a second import adds nothing (it reads nothing: import-cursors.test.ts), and --dry-run then says so', () => {
     const { home: h } = home();
     const log = logIn();
     importInto(h, log);
     const before = readFileSync(log).length > 0 ? records(log) : [];
     const again = importInto(h, log);
-    assert.match(again.stdout, /added 0 events, 6 already recorded/);
-    assert.match(again.stdout, /added 0 events, 4 already recorded/);
+    assert.match(again.stdout, /claude-code: 1 session file under [^\n]*: read 0 bytes, 1 file unchanged since the last import\n(?!  2026)/);
+    assert.match(again.stdout, /codex: 1 session file under [^\n]*: read 0 bytes, 1 file unchanged since the last import\n(?!  2026)/);
     assert.deepEqual(records(log), before);
-    assert.match(importInto(h, log, '--dry-run').stdout, /would add 0 events, 6 already recorded/);
+    assert.match(importInto(h, log, '--dry-run').stdout, /claude-code: [^\n]*read 0 bytes, 1 file unchanged/);
   });
 
   it('--dry-run writes nothing and says what would be added per agent and month; --since skips what came before', () => {

@@ -10,9 +10,11 @@ import { repoRoot } from '../helpers/paths';
  */
 // forward sits below config: each destination type's module owns its config keys and checks, and the
 // config composes them (it loads no sender: those are made in the forward worker).
+// importer: reading the agents' session stores (sources) into the log (ingest, store), once or
+// following them; above both, because it joins them; below the collector and the CLI, which run it.
 const RANK: Record<string, number> = {
   model: 0, config: 1.7, store: 1, redact: 1, taxonomy: 1, sources: 2, pricing: 2, ingest: 2, dashboard: 2.5, forward: 1.5,
-  receiver: 3, hooks: 3, stream: 1, setup: 3, collector: 4, cli: 5, bin: 6,
+  receiver: 3, hooks: 3, stream: 1, setup: 3, importer: 3, collector: 4, cli: 5, bin: 6,
 };
 
 function sources(dir: string): string[] {

@@ -15,6 +15,7 @@ const SHIPPED: Record<number, string> = {
   4: '2403a84f7b8427d5',
   5: '5baa704d35ecb380',
   6: '5ffd43429f774b6d',
+  7: 'f83cd9e0a46670ef',
 };
 
 describe('event log migrations', () => {

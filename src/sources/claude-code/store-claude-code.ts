@@ -46,8 +46,29 @@ class ClaudeTranscript implements StoreFileReader {
     const message = asObject(v.message);
     if (!message) throw new Error('a message line without a message');
     if (v.type === 'assistant') this.assistant(message, v, { time, sessionId, version });
-    else this.user(message, v, { time, sessionId, version });
+    else {
+      this.closeMessages(); // the message before a user line is complete: its numbers are final
+      this.user(message, v, { time, sessionId, version });
+    }
     return [];
+  }
+
+  /** The model calls read so far, final: moved to what `settled()` hands out. */
+  private closeMessages(except?: string): void {
+    for (const [id, ev] of this.calls) {
+      if (id === except) continue;
+      this.done.push(ev);
+      this.calls.delete(id);
+    }
+  }
+
+  settled(): NormalizedEvent[] {
+    return this.done.splice(0).sort(byTime);
+  }
+
+  /** Nothing waits for a later line: no tool call without its result, no message whose last line may still come. */
+  idle(): boolean {
+    return this.tools.size === 0 && this.calls.size === 0;
   }
 
   private assistant(m: Record<string, unknown>, v: Record<string, unknown>, at: { time: bigint; sessionId?: string; version?: string }): void {
@@ -60,6 +81,7 @@ class ClaudeTranscript implements StoreFileReader {
     const model = asText(m.model);
     // `<synthetic>`: a message Claude Code wrote itself (an API error shown as text), no model call
     if (!id || !usage || model === '<synthetic>') return;
+    this.closeMessages(id); // a line of another message: the one before it has had its last line
     const u = usage as Attributes;
     const stop = asText(m.stop_reason);
     const ev = modelCallEvent(AGENT, storeObservation({ ...at, key: `message:${id}` }), {
@@ -108,9 +130,12 @@ class ClaudeTranscript implements StoreFileReader {
       if (ev) this.done.push(ev);
     }
     this.tools.clear();
-    return [...this.done, ...this.calls.values()].sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+    this.closeMessages();
+    return this.settled();
   }
 }
+
+const byTime = (a: NormalizedEvent, b: NormalizedEvent) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0);
 
 export const claudeCodeStore: SessionStore = {
   harness: AGENT.harness,

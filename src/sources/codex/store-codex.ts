@@ -4,7 +4,7 @@ import type { Attributes } from '../../model/span';
 import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
-import type { SessionStore, StoreFileReader } from '../store-registry';
+import type { ReaderContext, SessionStore, StoreFileReader } from '../store-registry';
 import { asObject, asText, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT, exitCode as exitCodeIn } from './index';
 
@@ -32,27 +32,59 @@ interface Call {
   exitCode?: number;
   failed?: boolean;
   durationMs?: number;
+  /** the line its output came on, and whether its CommandExecution item came too: complete after both, or a line later */
+  outputLine?: number;
+  itemDone?: boolean;
 }
 
 type Usage = Record<string, unknown>;
 
+/**
+ * Read in order, its events handed out as soon as no later line can change them (`settled()`, for
+ * cursors and follow): a model call of a token_usage_record at once; a tool call once its output and
+ * its CommandExecution item have come (or a line after its output); the older files' token_count
+ * calls and user_message prompts at the next turn, when no token_usage_record or UserMessage item
+ * of the same turn has replaced them.
+ */
 class CodexRollout implements StoreFileReader {
   private sessionId?: string;
   private version?: string;
   private provider?: string;
   private model?: string;
   private readonly calls = new Map<string, Call>();
-  private readonly models: NormalizedEvent[] = [];
-  private readonly prompts: { items: NormalizedEvent[]; legacy: NormalizedEvent[] } = { items: [], legacy: [] };
+  private readonly done: NormalizedEvent[] = [];
+  /** an older rollout's token_count calls and user_message prompts: given way to records and items of the same turn */
+  private readonly legacy: { models: NormalizedEvent[]; prompts: NormalizedEvent[] } = { models: [], prompts: [] };
   private usageRecords = false;
+  private promptItems = false;
   private lastTotal?: string;
+  private lineNo = 0;
+
+  constructor(context?: ReaderContext) {
+    if (!context) return;
+    const text = (k: string) => (typeof context[k] === 'string' ? (context[k] as string) : undefined);
+    this.sessionId = text('sessionId');
+    this.version = text('version');
+    this.provider = text('provider');
+    this.model = text('model');
+    this.lastTotal = text('lastTotal');
+    this.usageRecords = context.usageRecords === true;
+    this.promptItems = context.promptItems === true;
+  }
 
   line(v: Record<string, unknown>): NormalizedEvent[] {
+    this.lineNo++;
     const time = isoTimeNs(v.timestamp);
     const p = asObject(v.payload);
     if (!p) return [];
     if (time === undefined) throw new Error('a record without a valid timestamp');
-    switch (v.type) {
+    this.record(v.type, p, time);
+    this.settleTools();
+    return [];
+  }
+
+  private record(type: unknown, p: Record<string, unknown>, time: bigint): void {
+    switch (type) {
       case 'session_meta':
         this.sessionId = asText(p.id) ?? asText(p.session_id);
         this.version = asText(p.cli_version);
@@ -60,6 +92,7 @@ class CodexRollout implements StoreFileReader {
         break;
       case 'turn_context':
         this.model = asText(p.model) ?? this.model;
+        this.settleLegacy(); // a new turn: nothing of the last one replaces its token_count calls or prompts any more
         break;
       case 'token_usage_record':
         this.usageRecord(p, time);
@@ -71,32 +104,62 @@ class CodexRollout implements StoreFileReader {
         this.responseItem(p, time);
         break;
     }
-    return [];
+  }
+
+  settled(): NormalizedEvent[] {
+    return this.done.splice(0).sort(byTime);
+  }
+
+  idle(): boolean {
+    return this.calls.size === 0 && this.legacy.models.length === 0 && this.legacy.prompts.length === 0;
+  }
+
+  context(): ReaderContext {
+    const c: ReaderContext = { usageRecords: this.usageRecords, promptItems: this.promptItems };
+    for (const [k, v] of Object.entries({ sessionId: this.sessionId, version: this.version, provider: this.provider, model: this.model, lastTotal: this.lastTotal })) if (v !== undefined) c[k] = v;
+    return c;
+  }
+
+  private settleLegacy(): void {
+    if (!this.usageRecords) this.done.push(...this.legacy.models);
+    if (!this.promptItems) this.done.push(...this.legacy.prompts);
+    this.legacy.models.length = 0;
+    this.legacy.prompts.length = 0;
+  }
+
+  /** Tool calls with their output and their item, or a line past their output: complete. */
+  private settleTools(): void {
+    for (const [callId, c] of this.calls) {
+      if (c.outputLine === undefined || (!c.itemDone && c.outputLine === this.lineNo)) continue;
+      const ev = this.toolEvent(callId, c);
+      if (ev) this.done.push(ev);
+      this.calls.delete(callId);
+    }
   }
 
   private at(time: bigint, key: string) {
     return storeObservation({ time, sessionId: this.sessionId, version: this.version, key });
   }
 
-  private modelCall(time: bigint, key: string, usage: Usage, responseId?: string): void {
+  private modelCall(time: bigint, key: string, usage: Usage, responseId?: string): NormalizedEvent {
     const u = usage as Attributes;
     const reported: TokenUsage = {
       input: tokenAttr(u, 'input_tokens'), output: tokenAttr(u, 'output_tokens'),
       cacheRead: tokenAttr(u, 'cached_input_tokens'), cacheWrite: tokenAttr(u, 'cache_write_input_tokens'),
       reasoning: tokenAttr(u, 'reasoning_output_tokens'),
     };
-    this.models.push(mergeable(modelCallEvent(AGENT, this.at(time, key), {
+    return mergeable(modelCallEvent(AGENT, this.at(time, key), {
       ...(this.model ? { model: this.model } : {}), ...(this.provider ? { provider: this.provider } : {}), ...(responseId ? { responseId } : {}), usage: reported,
-    })));
+    }));
   }
 
   private usageRecord(p: Record<string, unknown>, time: bigint): void {
     const usage = asObject(p.usage);
     if (!usage) return;
-    if (!this.usageRecords) this.models.length = 0; // token_count calls read before the first record give way to the records
+    this.legacy.models.length = 0; // token_count calls read before the first record give way to the records
     this.usageRecords = true;
     const responseId = asText(p.response_id);
-    this.modelCall(time, `response:${responseId ?? String(time)}`, usage, responseId);
+    this.done.push(this.modelCall(time, `response:${responseId ?? String(time)}`, usage, responseId));
   }
 
   private event(p: Record<string, unknown>, time: bigint): void {
@@ -111,7 +174,7 @@ class CodexRollout implements StoreFileReader {
         const total = JSON.stringify(info.total_token_usage ?? null);
         if (total === this.lastTotal) return; // the same call reported again
         this.lastTotal = total;
-        this.modelCall(time, `token_count:${total}`, last);
+        this.legacy.models.push(this.modelCall(time, `token_count:${total}`, last));
         break;
       }
       case 'item_completed':
@@ -119,7 +182,7 @@ class CodexRollout implements StoreFileReader {
         break;
       case 'user_message': {
         const text = asText(p.message);
-        if (text) this.prompts.legacy.push(mergeable(promptEvent(AGENT, this.at(time, `user_message:${time}`), text)));
+        if (text && !this.promptItems) this.legacy.prompts.push(mergeable(promptEvent(AGENT, this.at(time, `user_message:${time}`), text)));
         break;
       }
     }
@@ -128,7 +191,10 @@ class CodexRollout implements StoreFileReader {
   private item(item: Record<string, unknown> | undefined, time: bigint): void {
     if (item?.type === 'UserMessage') {
       const text = (Array.isArray(item.content) ? item.content : []).flatMap((c: { type?: unknown; text?: unknown }) => (c?.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
-      if (text) this.prompts.items.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${asText(item.id) ?? time}`), text)));
+      if (!text) return;
+      this.promptItems = true;
+      this.legacy.prompts.length = 0; // the items are the prompts: the older event of the same turn gives way
+      this.done.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${asText(item.id) ?? time}`), text)));
     } else if (item?.type === 'CommandExecution') {
       const call = this.calls.get(asText(item.id) ?? '');
       if (!call) return;
@@ -136,6 +202,7 @@ class CodexRollout implements StoreFileReader {
       if (item.status === 'failed') call.failed = true;
       const d = asObject(item.duration);
       if (typeof d?.secs === 'number' && typeof d.nanos === 'number') call.durationMs = d.secs * 1000 + Math.round(d.nanos / 1e6);
+      call.itemDone = true;
     }
   }
 
@@ -150,26 +217,34 @@ class CodexRollout implements StoreFileReader {
       const call = this.calls.get(callId);
       if (!call) return;
       call.output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output);
+      call.outputLine = this.lineNo;
     }
   }
 
+  private toolEvent(callId: string, c: Call): NormalizedEvent | undefined {
+    const exit = c.exitCode ?? exitCodeIn(c.output);
+    const ev = toolCallEvent(AGENT, this.at(c.time, `tool:${callId}`), {
+      name: c.name, callId, args: c.args,
+      ...(c.output !== undefined || c.failed ? { success: !c.failed } : {}),
+      ...(exit !== undefined ? { exitCode: exit } : {}),
+      ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}),
+    });
+    return withResult(ev, c.output);
+  }
+
   end(): NormalizedEvent[] {
-    const tools: NormalizedEvent[] = [];
+    // A call without its output (interrupted, or the session still running): recorded as far as it is known.
     for (const [callId, c] of this.calls) {
-      const exit = c.exitCode ?? exitCodeIn(c.output);
-      const ev = toolCallEvent(AGENT, this.at(c.time, `tool:${callId}`), {
-        name: c.name, callId, args: c.args,
-        ...(c.output !== undefined || c.failed ? { success: !c.failed } : {}),
-        ...(exit !== undefined ? { exitCode: exit } : {}),
-        ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}),
-      });
-      const withOutput = withResult(ev, c.output);
-      if (withOutput) tools.push(withOutput);
+      const ev = this.toolEvent(callId, c);
+      if (ev) this.done.push(ev);
     }
-    const prompts = this.prompts.items.length > 0 ? this.prompts.items : this.prompts.legacy;
-    return [...prompts, ...this.models, ...tools].sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+    this.calls.clear();
+    this.settleLegacy();
+    return this.settled();
   }
 }
+
+const byTime = (a: NormalizedEvent, b: NormalizedEvent) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0);
 
 /** The function call's arguments: Codex stores them as the JSON text the model sent. */
 function parseArguments(v: unknown): unknown {
@@ -187,5 +262,5 @@ export const codexStore: SessionStore = {
   root: (home, env) => join(env?.CODEX_HOME || join(home, '.codex'), 'sessions'),
   depth: 4,
   isSessionFile: (relative) => /^\d{4}\/\d{2}\/\d{2}\/rollout-[^/]+\.jsonl$/.test(relative),
-  reader: () => new CodexRollout(),
+  reader: (_file, context) => new CodexRollout(context),
 };

@@ -5,7 +5,7 @@ import { CELLS_MIGRATION, CELLS_UPDATE_OF_MIGRATION } from './usage-cells';
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 6;
+export const STORE_SCHEMA_VERSION = 7;
 
 const DDL = `
 CREATE TABLE events (
@@ -83,6 +83,21 @@ export const MIGRATIONS: readonly string[] = [
   // prompt looks for its imported twin (merge.ts): empty, one seek, in a log that has none.
   `${CELLS_UPDATE_OF_MIGRATION}
    CREATE INDEX IF NOT EXISTS events_poll ON events(session_id, ts_ns) WHERE method = 'poll';`,
+  // 7: `beacon import` (and its follow) remembers per session file what it has read (store/log/
+  // import-cursors.ts), so a re-import of unchanged files reads nothing and an appended file is read
+  // from where it stopped. Offsets and a reader's small content-free context only: never a line's text.
+  `CREATE TABLE IF NOT EXISTS import_cursors (
+     path TEXT PRIMARY KEY,                 -- the session file, absolute
+     harness TEXT NOT NULL,
+     dev TEXT NOT NULL,                     -- device and inode (as decimal text: they may exceed 2^53):
+     ino TEXT NOT NULL,                     --   another file at the same path is read from its start
+     size INTEGER NOT NULL,                 -- bytes seen when it was last read
+     mtime_ns INTEGER NOT NULL,             -- its mtime before that read: same size and mtime, nothing to read
+     read_offset INTEGER NOT NULL,          -- the end of the last complete line read
+     resume_offset INTEGER NOT NULL,        -- a fresh reader starts here: no line before it is still pending
+     context TEXT,                          -- the reader's context at resume_offset (JSON: ids, model, flags)
+     updated_ns INTEGER NOT NULL
+   );`,
 ];
 
 /**

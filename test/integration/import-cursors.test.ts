@@ -1,0 +1,147 @@
+/**
+ * `beacon import` remembers per session file what it has read (issue 31 item 3; the event log's
+ * import_cursors, schema v7): a re-import of unchanged files reads no byte, an appended file is read
+ * from where it stopped (Codex's session id and model carried over without re-reading its first
+ * lines), a half-written last line waits for its newline, and a truncated or replaced file is read
+ * again from its start without a second record of anything.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { jsonl, runBeacon } from '../helpers/daemon';
+import { tempDir } from '../helpers/paths';
+
+const SESSION = '5b1f7c1e-2a57-4c3e-9f43-1d2b9e0c7a11';
+const THREAD = '019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b';
+const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+
+const claudeAt = (t: string) => ({ sessionId: SESSION, version: '2.1.197', cwd: '/work', timestamp: `2026-11-20T10:${t}Z` });
+const prompt = (t: string, uuid: string, text: string) => line({ ...claudeAt(t), type: 'user', uuid, message: { role: 'user', content: text } });
+const answer = (t: string, id: string, content: unknown[], input: number) =>
+  line({ ...claudeAt(t), type: 'assistant', uuid: `a-${id}`, message: { id, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
+const toolResult = (t: string, uuid: string, id: string, text: string) => line({ ...claudeAt(t), type: 'user', uuid, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] } });
+
+const codexAt = (s: string) => `2026-11-21T08:00:${s}Z`;
+const codexUsage = (i: number) => ({ input_tokens: i, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0, total_tokens: i + 5 });
+const codexTurn = (s: string, n: number) => [
+  line({ timestamp: codexAt(`${s}.000`), type: 'turn_context', payload: { turn_id: `t${n}`, model: 'gpt-5-mock' } }),
+  line({ timestamp: codexAt(`${s}.010`), type: 'event_msg', payload: { type: 'item_completed', item: { type: 'UserMessage', id: `um-${n}`, content: [{ type: 'text', text: `turn ${n}` }] } } }),
+  line({ timestamp: codexAt(`${s}.100`), type: 'token_usage_record', payload: { response_id: `resp_${n}`, usage: codexUsage(1000 + n) } }),
+].join('');
+
+function home() {
+  const h = tempDir('cursor-home-');
+  const dir = join(h, '.claude', 'projects', '-work');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const claude = join(dir, `${SESSION}.jsonl`);
+  writeFileSync(claude, prompt('00:00.000', 'u-1', 'first') + answer('00:01.000', 'msg_1', [{ type: 'text', text: 'one' }], 100) + prompt('00:02.000', 'u-2', 'second'), { mode: 0o600 });
+  const day = join(h, '.codex', 'sessions', '2026', '11', '21');
+  mkdirSync(day, { recursive: true, mode: 0o700 });
+  const codex = join(day, `rollout-2026-11-21T08-00-00-${THREAD}.jsonl`);
+  writeFileSync(codex, line({ timestamp: codexAt('00.000'), type: 'session_meta', payload: { id: THREAD, cli_version: '0.171.0', model_provider: 'mock' } }) + codexTurn('01', 1), { mode: 0o600 });
+  return { home: h, claude, codex, log: join(tempDir('cursor-log-'), 'events.db') };
+}
+
+function importOnce(h: string, log: string, ...more: string[]) {
+  const r = runBeacon(['import', '--from', h, '--log', log, ...more]);
+  assert.equal(r.status, 0, r.stderr);
+  return r;
+}
+
+/** The bytes the import says it read of one agent's store. */
+function bytesRead(stdout: string, agent: string): number {
+  const m = new RegExp(`^${agent}: [^\\n]*: read ([\\d,]+) bytes?`, 'm').exec(stdout);
+  assert.ok(m, `no byte count for ${agent} in: ${stdout}`);
+  return Number(m[1]!.replace(/,/g, ''));
+}
+
+const records = (log: string) => jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+const ids = (log: string) => records(log).map((r) => r.event.id).sort();
+
+describe('beacon import: file cursors', () => {
+  it('a re-import of unchanged files reads no byte of them', () => {
+    const { home: h, claude, codex, log } = home();
+    const first = importOnce(h, log);
+    assert.equal(bytesRead(first.stdout, 'claude-code'), statSync(claude).size);
+    assert.equal(bytesRead(first.stdout, 'codex'), statSync(codex).size);
+    const again = importOnce(h, log);
+    assert.equal(bytesRead(again.stdout, 'claude-code'), 0);
+    assert.equal(bytesRead(again.stdout, 'codex'), 0);
+    assert.match(again.stdout, /1 file unchanged since the last import/);
+    assert.equal(records(log).length, 5);
+  });
+
+  it('an appended file is read from where it stopped; a Codex turn keeps the session and model its first lines gave', () => {
+    const { home: h, claude, codex, log } = home();
+    importOnce(h, log);
+    const codexBefore = statSync(codex).size;
+    const more = codexTurn('09', 2);
+    appendFileSync(codex, more);
+    const claudeMore = answer('00:03.000', 'msg_2', [{ type: 'text', text: 'two' }], 200) + prompt('00:04.000', 'u-3', 'third');
+    appendFileSync(claude, claudeMore);
+    const r = importOnce(h, log);
+    // Codex's reader held nothing pending at the end: exactly the new turn is read
+    assert.equal(bytesRead(r.stdout, 'codex'), statSync(codex).size - codexBefore);
+    assert.equal(bytesRead(r.stdout, 'codex'), Buffer.byteLength(more));
+    // Claude Code's last line was a prompt, complete: only the appended lines are read
+    assert.equal(bytesRead(r.stdout, 'claude-code'), Buffer.byteLength(claudeMore));
+    assert.match(r.stdout, /claude-code[^\n]*\n  2026-11: added 2 events \(1 prompt, 1 model call\), 0 already recorded/);
+    assert.match(r.stdout, /codex[^\n]*\n  2026-11: added 2 events \(1 prompt, 1 model call\), 0 already recorded/);
+    const turn2 = records(log).find((x) => x.gen_ai?.response?.id === 'resp_2');
+    assert.deepEqual([turn2.session.id, turn2.model, turn2.gen_ai.provider.name, turn2.harness.version, turn2.gen_ai.usage.input_tokens], [THREAD, 'gpt-5-mock', 'mock', '0.171.0', 1002]);
+    assert.equal(records(log).length, 9);
+  });
+
+  it('a message whose last line may still come, and a tool call waiting for its result, are read again from their first line', () => {
+    const { home: h, claude, log } = home();
+    const use = line({ ...claudeAt('00:05.000'), type: 'assistant', uuid: 'a-w', message: { id: 'msg_w', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/work/a.txt', content: 'a' } }], stop_reason: 'tool_use', usage: { input_tokens: 300, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
+    appendFileSync(claude, use);
+    importOnce(h, log);
+    const pending = records(log).filter((x) => x.gen_ai?.tool?.call?.id === 'toolu_w');
+    assert.equal(pending.length, 1, 'the call is recorded as far as it is known');
+    assert.equal(pending[0].gen_ai.tool.call.result, undefined);
+    const result = toolResult('00:06.000', 'u-w', 'toolu_w', 'File created successfully');
+    appendFileSync(claude, result);
+    const r = importOnce(h, log);
+    assert.equal(bytesRead(r.stdout, 'claude-code'), Buffer.byteLength(use) + Buffer.byteLength(result), 'from the tool_use line on, not from the start');
+    const calls = records(log).filter((x) => x.gen_ai?.tool?.call?.id === 'toolu_w');
+    assert.equal(calls.length, 1, 'one record of the call');
+    assert.equal(calls[0].gen_ai.tool.call.result, 'File created successfully');
+    assert.equal(records(log).filter((x) => x.gen_ai?.response?.id === 'msg_w').length, 1);
+  });
+
+  it('a half-written last line waits for its newline, then is read once', () => {
+    const { home: h, claude, log } = home();
+    importOnce(h, log);
+    const whole = prompt('00:07.000', 'u-half', 'half then whole');
+    appendFileSync(claude, whole.slice(0, 40));
+    const half = importOnce(h, log, 'claude-code');
+    assert.match(half.stderr, /its last line has no end yet/);
+    assert.doesNotMatch(half.stderr, /not a JSON object/);
+    assert.equal(records(log).length, 5);
+    appendFileSync(claude, whole.slice(40));
+    const done = importOnce(h, log, 'claude-code');
+    assert.equal(bytesRead(done.stdout, 'claude-code'), Buffer.byteLength(whole), 'the line from its start, once whole');
+    assert.equal(records(log).filter((x) => x.prompt?.text === 'half then whole').length, 1);
+    assert.equal(records(log).length, 6);
+  });
+
+  it('a truncated or replaced file is read again from its start, adding nothing twice', () => {
+    const { home: h, claude, log } = home();
+    importOnce(h, log);
+    const before = ids(log);
+    const head = prompt('00:00.000', 'u-1', 'first') + answer('00:01.000', 'msg_1', [{ type: 'text', text: 'one' }], 100);
+    writeFileSync(claude, head); // truncated in place (same inode, smaller)
+    const cut = importOnce(h, log, 'claude-code');
+    assert.equal(bytesRead(cut.stdout, 'claude-code'), Buffer.byteLength(head));
+    assert.match(cut.stdout, /added 0 events, 2 already recorded/);
+    const replacement = `${claude}.new`;
+    writeFileSync(replacement, head + prompt('00:02.000', 'u-2', 'second') + prompt('00:08.000', 'u-9', 'after the rename'), { mode: 0o600 });
+    renameSync(replacement, claude); // replaced: another inode, larger than the cursor's size
+    const swapped = importOnce(h, log, 'claude-code');
+    assert.equal(bytesRead(swapped.stdout, 'claude-code'), statSync(claude).size);
+    assert.match(swapped.stdout, /added 1 event \(1 prompt\), 3 already recorded/);
+    assert.deepEqual(ids(log).filter((id) => !before.includes(id)).length, 1);
+  });
+});
