@@ -140,7 +140,9 @@ export class SessionFileRead {
    */
   finish(warn: Warn): NormalizedEvent[] {
     const [tail] = this.splitter.end();
-    if (tail && !tail.truncated && !tail.invalidUtf8 && tail.text.trim() !== '') {
+    // an overlong or non-UTF-8 last line is skipped whatever comes after it: counted (and warned) like any other
+    if (tail && (tail.truncated || tail.invalidUtf8)) this.take(tail);
+    else if (tail && tail.text.trim() !== '') {
       if (isJsonObject(tail.text)) this.take(tail);
       else warn(`${this.path}: its last line has no end yet (the agent may be writing it): read once it has one`);
     }
