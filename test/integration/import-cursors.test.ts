@@ -16,7 +16,7 @@ const SESSION = '5b1f7c1e-2a57-4c3e-9f43-1d2b9e0c7a11';
 const THREAD = '019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b';
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 
-const claudeAt = (t: string) => ({ sessionId: SESSION, version: '2.1.197', cwd: '/work', timestamp: `2026-11-20T10:${t}Z` });
+const claudeAt = (t: string) => ({ sessionId: SESSION, version: '2.1.197', cwd: '/home/alice/proj', timestamp: `2026-11-20T10:${t}Z` });
 const prompt = (t: string, uuid: string, text: string) => line({ ...claudeAt(t), type: 'user', uuid, message: { role: 'user', content: text } });
 const answer = (t: string, id: string, content: unknown[], input: number) =>
   line({ ...claudeAt(t), type: 'assistant', uuid: `a-${id}`, message: { id, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
@@ -95,7 +95,7 @@ describe('beacon import: file cursors', () => {
 
   it('a message whose last line may still come, and a tool call waiting for its result, are read again from their first line', () => {
     const { home: h, claude, log } = home();
-    const use = line({ ...claudeAt('00:05.000'), type: 'assistant', uuid: 'a-w', message: { id: 'msg_w', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/work/a.txt', content: 'a' } }], stop_reason: 'tool_use', usage: { input_tokens: 300, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
+    const use = line({ ...claudeAt('00:05.000'), type: 'assistant', uuid: 'a-w', message: { id: 'msg_w', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: '/home/alice/proj/a.txt', content: 'a' } }], stop_reason: 'tool_use', usage: { input_tokens: 300, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
     appendFileSync(claude, use);
     importOnce(h, log);
     const pending = records(log).filter((x) => x.gen_ai?.tool?.call?.id === 'toolu_w');
