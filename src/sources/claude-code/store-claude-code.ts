@@ -4,7 +4,7 @@ import type { Attributes } from '../../model/span';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, isoTimeNs, mergeable, resultText, storeObservation, withResult } from '../store-events';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, resultText, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 
 /**
@@ -63,7 +63,7 @@ class ClaudeTranscript implements StoreFileReader {
   }
 
   settled(): NormalizedEvent[] {
-    return this.done.splice(0).sort(byTime);
+    return inTimeOrder(this.done.splice(0));
   }
 
   /** Nothing waits for a later line: no tool call without its result, no message whose last line may still come. */
@@ -135,7 +135,6 @@ class ClaudeTranscript implements StoreFileReader {
   }
 }
 
-const byTime = (a: NormalizedEvent, b: NormalizedEvent) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0);
 
 export const claudeCodeStore: SessionStore = {
   harness: AGENT.harness,

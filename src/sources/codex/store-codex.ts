@@ -5,7 +5,7 @@ import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { ReaderContext, SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT, exitCode as exitCodeIn } from './index';
 
 /**
@@ -107,7 +107,7 @@ class CodexRollout implements StoreFileReader {
   }
 
   settled(): NormalizedEvent[] {
-    return this.done.splice(0).sort(byTime);
+    return inTimeOrder(this.done.splice(0));
   }
 
   idle(): boolean {
@@ -244,7 +244,6 @@ class CodexRollout implements StoreFileReader {
   }
 }
 
-const byTime = (a: NormalizedEvent, b: NormalizedEvent) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0);
 
 /** The function call's arguments: Codex stores them as the JSON text the model sent. */
 function parseArguments(v: unknown): unknown {
