@@ -19,7 +19,7 @@ const AGENTS = STREAM_ADAPTERS.map((a) => a.platform);
 export const spec = {
   name: 'beacon stream',
   summary: "turn an agent's JSON event stream (goose, Claude Code, Codex, Gemini CLI, Qwen Code…) into harness events (and record them)",
-  usage: `${AGENTS.join('|')} [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID]`,
+  usage: `${AGENTS.join('|')} [--format harness|beacon] [--log PATH] [--no-log] [--tee] [--session ID] [-- AGENT COMMAND…]`,
   description: `Reads an agent's headless JSON event stream on stdin:
 ${STREAM_ADAPTERS.map((a) => `  ${a.platform.padEnd(12)} ${streamModeCommand(a.mode)}`).join('\n')}
 Prints normalized harness events, one JSON object per line (--format harness, the default) or the
