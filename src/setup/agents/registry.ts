@@ -1,4 +1,5 @@
 import { claudeCode } from './claude-code';
+import { cline } from './cline';
 import { codex } from './codex';
 import { copilotCli } from './copilot-cli';
 import { geminiCli } from './gemini-cli';
@@ -7,7 +8,7 @@ import { qwenCode } from './qwen-code';
 import type { AgentSpec } from './spec';
 
 /** Every agent `beacon install` sets up besides goose: one line each. */
-export const AGENT_SPECS: readonly AgentSpec[] = [claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli];
+export const AGENT_SPECS: readonly AgentSpec[] = [claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, cline];
 
 export const AGENT_IDS = AGENT_SPECS.map((a) => a.id);
 
