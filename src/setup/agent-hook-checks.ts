@@ -97,7 +97,7 @@ function readHookFiles(files: NonNullable<HookSpec['pluginFiles']>, ctx: AgentCo
       const text = readFileSync(f.path, 'utf8');
       const call = text.split('\n').map(parseAgentHookCommand).find((c) => c !== undefined);
       if (call && f.render({ launcher: call.launcher, platform: call.platform, log: call.log, config: call.config }) === text) found.entries.push({ event: call.event, call, exact: true });
-      else found.edited.push(basename(f.path));
+      else found.edited.push(f.event ?? basename(f.path));
     }
   }
   return out;

@@ -39,7 +39,7 @@ export const cline: AgentSpec = {
     commandsOf: () => [],
     pluginFiles: (scope, { env, cwd }) => {
       const dir = scope === 'user' ? join(clineDir(env), 'hooks') : join(cwd, '.clinerules', 'hooks');
-      return EVENTS.map((event) => ({ path: join(dir, `${event}.bash`), render: hookFile(event) }));
+      return EVENTS.map((event) => ({ path: join(dir, `${event}.bash`), event, render: hookFile(event) }));
     },
     afterInstall: 'Cline\'s deny (a policy provider\'s) cancels the whole task, not only the tool call',
   },

@@ -32,6 +32,8 @@ export interface HookSpec {
 /** A file Beacon writes whole and owns, rendered for the launcher, log and config of the install. */
 export interface PluginFile {
   path: string;
+  /** the event the file is the hook of, where the file is named by it (Cline) */
+  event?: string;
   render(call: Omit<AgentHookCall, 'event'>): string;
 }
 
