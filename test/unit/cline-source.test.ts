@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hookAdapter } from '../../src/sources/hook-registry';
+import { streamAdapter } from '../../src/sources/stream-registry';
 import { sessionStoreNamed } from '../../src/sources/store-registry';
 import { readSessionFile, sessionFiles } from '../../src/sources/store-scan';
 import { repoRoot, tempDir } from '../helpers/paths';
@@ -84,5 +85,20 @@ describe('Cline session store', () => {
     const failed = events.find((e) => e.record.event.action === 'tool.failed')!;
     assert.equal(failed.record.command?.exit_code, 2);
     assert.equal(failed.record.gen_ai?.tool?.call?.id, 'call_beacon_0002');
+  });
+});
+
+describe('Cline --json stream', () => {
+  it('each model call once with the mock\'s numbers, the write, the failing command with exit code 2, the answer', () => {
+    const adapter = streamAdapter('cline')!;
+    const parser = adapter.createParser({ sessionId: SESSION });
+    const events = readFileSync(join(FIXTURES, 'stream.jsonl'), 'utf8').split('\n').filter(Boolean).flatMap((l) => parser.line(l)).concat(parser.end());
+    const records = events.map((e) => adapter.record(e, { sessionId: SESSION, runId: 'r1' })).filter((r) => r !== undefined).map((r) => r!.record);
+    assert.deepEqual(records.filter((r) => r.gen_ai?.usage).map((r) => [r.gen_ai!.usage!.input_tokens, r.gen_ai!.usage!.cache_read?.input_tokens, r.gen_ai!.usage!.output_tokens]), [[900, 300, 40], [900, 300, 40], [500, 1000, 25]]);
+    assert.equal(records.find((r) => r.event.action === 'file.modified')?.gen_ai?.tool?.call?.id, 'call_beacon_0001');
+    const failed = records.find((r) => r.event.action === 'tool.failed')!;
+    assert.deepEqual([failed.command?.command, failed.command?.exit_code], ['ls /nonexistent-beacon-lab', 2]);
+    assert.ok(records.every((r) => r.session?.id === SESSION && r.harness.name === 'cline'));
+    assert.ok(!events.some((e) => e.harness?.type === 'unknown'), 'every line of a real run is understood');
   });
 });
