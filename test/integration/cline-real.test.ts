@@ -123,4 +123,25 @@ describe('Cline, set up by beacon install cline alone', () => {
       await l.done();
     }
   });
+
+  it('beacon stream cline -- cline …: the wrapper adds --json, passes the stream through, and records each model call with the mock\'s tokens', { timeout: 150_000 }, async (t) => {
+    const bin = skipWithout(t);
+    if (!bin) return;
+    const l = await lab();
+    try {
+      const run = await runCline({
+        bin, home: l.home, workdir: l.work, mockUrl: l.mock.url, prompt: PROMPT,
+        command: (argv) => [process.execPath, BEACON_BIN, 'stream', 'cline', '--log', l.collector.log, '--', bin, ...argv.slice(1).filter((a) => a !== '--json')],
+      });
+      assert.equal(run.code, 0, `exit ${run.code}\n${run.stderr.slice(-1500)}`);
+      assert.match(run.stdout, /"type":"run_result"/, 'the agent\'s own --json stream, passed through');
+      const records = jsonl(String(l.beacon(['events', '--json', '--log', l.collector.log]).stdout)).filter((r) => r.harness?.name === 'cline');
+      const usage = records.filter((r) => r.gen_ai?.usage).map((r) => [r.gen_ai.usage.input_tokens, r.gen_ai.usage.cache_read?.input_tokens, r.gen_ai.usage.output_tokens]);
+      assert.deepEqual(usage, [[900, 300, 40], [900, 300, 40], [500, 1000, 25]]);
+      assert.deepEqual(records.filter((r) => r.event.action === 'tool.failed').map((r) => [r.command?.command, r.command?.exit_code]), [[COMMAND, 2]]);
+      assert.ok(records.some((r) => r.event.action === 'file.modified' && r.file?.path === l.note));
+    } finally {
+      await l.done();
+    }
+  });
 });

@@ -58,7 +58,8 @@ export class ClineStreamParser extends StreamState {
       case 'usage': {
         const reported = { inputTokens: e.inputTokens, outputTokens: e.outputTokens, cacheReadTokens: e.cacheReadTokens, cacheWriteTokens: e.cacheWriteTokens };
         const usage = disjointUsage({ input: num(e.inputTokens), output: num(e.outputTokens), cacheRead: num(e.cacheReadTokens), cacheWrite: num(e.cacheWriteTokens) }, AGENT.usage);
-        return usage ? [...this.flush(), this.usage({ scope: 'call', usage, reported }, at)] : this.unknown(rec, at);
+        // Two calls can report the same numbers (the lab's first two do): the iteration and its time tell them apart, not the tokens.
+        return usage ? [...this.flush(), this.usage({ scope: 'call', usage, reported, callId: `iteration-${this.iteration}@${at}` }, at)] : this.unknown(rec, at);
       }
       case 'content_start':
         if (tool && callId) return this.request(callId, asString(e.toolName) ?? 'unknown', e.input, at);
