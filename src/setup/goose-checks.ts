@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import type { Check } from './doctor';
-import { isBeaconCommand, type HookCommand } from './hooks-file';
+import { isBeaconCommand, type HookCommand } from './goose-hooks-file';
 import { probeLauncher } from './launcher-probe';
 import { findOnPath, isExecutable } from '../model/executables';
 
