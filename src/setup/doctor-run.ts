@@ -58,12 +58,8 @@ export async function doctorFound(o: DoctorRun): Promise<Check[]> {
     const m = await machine!;
     // The log's own check; its collection and hook-failure checks are goose's words (each agent's line says its last event).
     checks.push(...m.checks, ...logChecks(o.log).filter((c) => c.id === 'event-log'));
-    if (o.sendTest) {
-      for (const a of lines) {
-        const settings = agentValues(a, o);
-        checks.push(...(m.untrusted ? [SEND_TEST_WITHHELD] : await sendTest(a, o, configuredTarget(a, o, o.targets, settings))));
-      }
-    }
+    if (o.sendTest && m.untrusted) checks.push(SEND_TEST_WITHHELD);
+    else if (o.sendTest) for (const a of lines) checks.push(...(await sendTest(a, o, configuredTarget(a, o, o.targets, agentValues(a, o)))));
   }
   checks.push(...summaries);
   if (found.length === 0) {

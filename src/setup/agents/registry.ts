@@ -28,5 +28,5 @@ export function namedAgent(name: string, command: string): AgentSpec {
     const why = a.notThis?.(name);
     if (why) throw new BeaconError('usage', why);
   }
-  throw new BeaconError('usage', `${command}: unknown agent "${name}"${didYouMean(name, AGENT_IDS)} (expected ${AGENT_IDS.join(', ')})`);
+  throw new BeaconError('usage', `${command}: unknown agent "${name}"${didYouMean(name, AGENT_SPECS.flatMap((a) => [a.id, ...a.aliases]))} (expected ${AGENT_IDS.join(', ')})`);
 }
