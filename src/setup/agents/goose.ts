@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { isExecutable } from '../../model/executables';
 import { isGooseName } from '../../model/harness';
-import { gooseLocations, hooksFile, pluginRoot } from '../goose-paths';
+import { gooseDesktopApps, gooseLocations, hooksFile, pluginRoot } from '../goose-paths';
 import { kv, spanRequest, tokenEnvLines, type AgentSpec } from './spec';
 
 const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
-
-/** Where goose's desktop app installs itself (macOS, the Linux packages). */
-const desktopApps = (home: string) => ['/Applications/Goose.app', join(home, 'Applications', 'Goose.app'), '/usr/lib/goose/Goose', '/opt/Goose/Goose', '/usr/bin/Goose'];
 
 /**
  * goose: set up unlike the others, so its steps are its own (ownSetup, loaded when run): Beacon's
@@ -31,7 +28,7 @@ export const goose: AgentSpec = {
   protocols: ['http'],
   configDirs: ({ env, cwd }) => [dirname(gooseLocations(env, cwd).configYaml)],
   presentBy({ env, cwd }) {
-    const app = desktopApps(env.HOME ?? '').find(isExecutable);
+    const app = gooseDesktopApps(env.HOME ?? '').find(isExecutable);
     if (app) return `its desktop app ${app}`;
     const loc = gooseLocations(env, cwd);
     const agents = [loc.projectAgentsDir, loc.userAgentsDir].find((d) => existsSync(hooksFile(d)));
