@@ -181,7 +181,7 @@ export function logChecks(path: string): Check[] {
     return [{
       id: 'event-log', status: writable ? 'warn' : 'fail',
       message: writable ? `${path} does not exist yet: nothing has been recorded (the first writer creates it)` : `${path} does not exist and ${dir} is not writable: nothing can record`,
-      fix: writable ? 'start the collector and use goose once' : `fix the permissions of ${dir}, or pass --log`,
+      fix: writable ? 'start the collector and use your agent once' : `fix the permissions of ${dir}, or pass --log`,
     }];
   }
   let log: EventLog;
@@ -211,7 +211,7 @@ export function logChecks(path: string): Check[] {
       id: 'collection',
       status: missing.length === 0 ? 'ok' : 'warn',
       message: `${describe('otlp')}; ${describe('hook')} (${total} events in the log)${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
-      ...(missing.length > 0 ? { fix: 'use goose once after installing, then run beacon doctor again' } : {}),
+      ...(missing.length > 0 ? { fix: 'use the agent once after installing, then run beacon doctor again' } : {}),
     });
     out.push(hookFailureCheck(log.db, BigInt(Date.now()) * 1_000_000n));
     return out;
