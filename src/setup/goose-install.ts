@@ -22,8 +22,10 @@ import type { AgentInstallOptions, AgentUninstallOptions } from './agent-install
  */
 
 /** `beacon install goose`, from the options every agent's install gets. */
+const ONE_HALF = "goose's setup is its hooks plugin and (with --configure-otlp) its config.yaml's OTLP keys, in one step: --hooks-only and --otlp-only do not apply";
+
 export function installGooseAgent(o: AgentInstallOptions): string[] {
-  if (!o.halves.hooks || !o.halves.otlp) throw new BeaconError('usage', "goose's install is its hooks plugin and (with --configure-otlp) its config.yaml's OTLP keys: --hooks-only and --otlp-only do not apply");
+  if (!o.halves.hooks || !o.halves.otlp) throw new BeaconError('usage', ONE_HALF);
   const ctx: InstallContext = {
     scope: o.scope, env: o.env, cwd: o.cwd, log: o.hooks.log, config: o.hooks.config, launcher: o.hooks.launcher,
     node: o.hooks.node, hooksBundle: o.hooks.bundle, endpoint: o.target.base, ...(o.target.token ? { otlpToken: o.target.token } : {}),
@@ -44,6 +46,8 @@ function gooseDryRun(ctx: InstallContext, configure: boolean): string[] {
 }
 
 export function uninstallGooseAgent(o: AgentUninstallOptions): string[] {
+  // refused rather than ignored: `--otlp-only` must never take the plugin away
+  if (!o.halves.hooks || !o.halves.otlp) throw new BeaconError('usage', ONE_HALF);
   return uninstallGoose({ scope: o.scope, env: o.env, cwd: o.cwd, launcher: o.launcher });
 }
 

@@ -4,7 +4,7 @@
  * a home with no agent got the same, and no word that no agent was found.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCollector } from '../helpers/daemon';
@@ -67,5 +67,19 @@ describe('plain beacon doctor: the agents found here, and only those', () => {
     const r = beaconIn(h, ['doctor', 'cluade'], PATH);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /unknown agent "cluade" \(did you mean "claude"\?\) \(expected goose, claude-code, /);
+  });
+});
+
+describe('beacon install|uninstall goose through the same commands', () => {
+  it('one half only is refused for goose, before anything changes (its setup is one step)', () => {
+    const h = fakeHome();
+    for (const cmd of ['install', 'uninstall']) {
+      const r = beaconIn(h, [cmd, 'goose', '--otlp-only'], PATH);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /--hooks-only and --otlp-only do not apply/);
+    }
+    assert.equal(beaconIn(h, ['install', 'goose'], PATH).status, 0);
+    assert.equal(beaconIn(h, ['uninstall', 'goose', '--otlp-only'], PATH).status, 2);
+    assert.ok(existsSync(join(h.home, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json')), 'the plugin stays');
   });
 });
