@@ -7,7 +7,7 @@ import { checkPrivateDir } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { backupInTree, readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
 import { BOM, MAX_SETTINGS_BYTES, readSettingsText } from './settings-text';
-import { releaseLauncher } from './install';
+import { releaseLauncher } from './install-state';
 import { renderLauncher, writeLauncher } from './launcher';
 import { applyArrayEdits, applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, OwnedKey, Scope, SettingsFile, Target } from './agents/spec';
@@ -45,7 +45,11 @@ export interface AgentInstallOptions extends AgentContext {
   hooks: AgentHookInstall;
   dryRun?: boolean;
   now?: Date;
+  /** also edit the OTLP keys in the agent's own config file, which install otherwise leaves to you (goose's config.yaml: --configure-otlp) */
+  configureOtlp?: boolean;
 }
+
+export type AgentUninstallOptions = AgentContext & { scope: Scope; target: Target; halves: Halves; launcher: string };
 
 /** One file install edits: the keys it wants there and, for the hook file, the entries. */
 interface FileWork {
@@ -225,7 +229,7 @@ function afterWords(spec: AgentSpec, o: AgentInstallOptions, hooks: boolean): st
   return report;
 }
 
-export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope; target: Target; halves: Halves; launcher: string }): string[] {
+export function uninstallAgent(spec: AgentSpec, o: AgentUninstallOptions): string[] {
   const report: string[] = [];
   const record = agentRecord(o.env, spec.id, o.scope);
   if (!record) report.push(`nothing to undo: beacon install ${spec.id}${o.scope === 'project' ? ' --scope project' : ''} did not edit any file`);
