@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { escapeControls } from '../model/terminal';
 import { getPath, parseSettings } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, Scope } from './agents/spec';
+import type { HookSpec } from './agents/hook-spec';
 import { codexTrustCheck } from './codex-hook-trust';
 import type { Check } from './doctor';
 import { looksLikeBeacons, parseAgentHookCommand, type AgentHookCall } from './hook-command';
@@ -40,6 +41,7 @@ export interface ScopeHooks {
 export function readHookScopes(spec: AgentSpec, ctx: AgentContext): ScopeHooks[] {
   const hooks = spec.hooks!;
   const out: ScopeHooks[] = [];
+  if (hooks.pluginFiles) return readHookFiles(hooks.pluginFiles, ctx);
   for (const scope of ['user', 'project'] as const) {
     const plugin = hooks.plugin?.(scope, ctx);
     const sf = plugin ? undefined : hooks.file(scope, ctx);
@@ -77,6 +79,30 @@ export function readHookScopes(spec: AgentSpec, ctx: AgentContext): ScopeHooks[]
  * opencode's plugin: Beacon's when it is byte for byte what `plugin.render` gives for the call its
  * own commands name (so a plugin for another log is told from one edited by hand).
  */
+/**
+ * Hook files named by their event (Cline), at each scope: the scope's directory stands for its
+ * file; each file is Beacon's when it is exactly what install renders for the command it runs.
+ */
+function readHookFiles(files: NonNullable<HookSpec['pluginFiles']>, ctx: AgentContext): ScopeHooks[] {
+  const out: ScopeHooks[] = [];
+  for (const scope of ['user', 'project'] as const) {
+    const list = files(scope, ctx);
+    if (list.length === 0) continue;
+    const found: ScopeHooks = { scope, file: dirname(list[0]!.path), exists: false, entries: [], edited: [] };
+    out.push(found);
+    for (const f of list) {
+      if (!existsSync(f.path)) continue;
+      found.exists = true;
+      found.mtimeMs = Math.max(found.mtimeMs ?? 0, statSync(f.path).mtimeMs);
+      const text = readFileSync(f.path, 'utf8');
+      const call = text.split('\n').map(parseAgentHookCommand).find((c) => c !== undefined);
+      if (call && f.render({ launcher: call.launcher, platform: call.platform, log: call.log, config: call.config }) === text) found.entries.push({ event: call.event, call, exact: true });
+      else found.edited.push(f.event ?? basename(f.path));
+    }
+  }
+  return out;
+}
+
 function readPlugin(found: ScopeHooks, text: string, render: (call: Omit<AgentHookCall, 'event'>) => string): void {
   const m = /^const COMMANDS = (\{[\s\S]*?\n\});$/m.exec(text);
   let commands: Record<string, unknown> = {};

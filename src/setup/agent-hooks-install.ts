@@ -127,12 +127,13 @@ export function writePlugin(path: string, content: string, tree: TreeOptions, pr
   return { path, ...(tree.root ? { root: tree.root } : {}), sha: sha(content), createdDirs: prior?.path === path ? prior.createdDirs : created };
 }
 
-/** Removes the plugin while it is still exactly what Beacon wrote; refuses (naming it) otherwise. */
-export function removePlugin(p: PluginState): string {
+/** Removes the plugin while it is still exactly what Beacon wrote; refuses (naming it) otherwise. `checkOnly`: refuses or returns, removes nothing. */
+export function removePlugin(p: PluginState, checkOnly = false): string {
   const tree = p.root ? { root: p.root } : {};
   const bytes = readInTree(p.path, MAX_PLUGIN_BYTES, tree);
   if (bytes === undefined) return `${p.path} is gone already`;
   if (sha(bytes) !== p.sha) throw new BeaconError('bad_data', `refusing to remove ${p.path}: it was changed since beacon install wrote it. Remove it yourself if it is no longer wanted. Nothing was changed.`);
+  if (checkOnly) return '';
   removeInTree(p.path, tree);
   return `removed ${p.path}`;
 }

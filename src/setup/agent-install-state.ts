@@ -46,6 +46,13 @@ export interface AgentInstallRecord {
   scope: Scope;
   files: AgentFileState[];
   plugin?: PluginState;
+  /** the hook files Beacon wrote whole (Cline's, one per event) */
+  plugins?: PluginState[];
+}
+
+/** Every file the install wrote whole and owns: the plugin, or the hook files. */
+export function pluginStates(record: AgentInstallRecord | undefined): PluginState[] {
+  return [...(record?.plugin ? [record.plugin] : []), ...(record?.plugins ?? [])];
 }
 
 export const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
@@ -56,7 +63,7 @@ const stateKey = (agent: string, scope: Scope) => `${agent}:${scope}`;
 export function agentRecord(env: NodeJS.ProcessEnv, agent: string, scope: Scope): AgentInstallRecord | undefined {
   const raw = (readState(env).agents ?? {})[stateKey(agent, scope)] as (Partial<AgentInstallRecord> & Partial<AgentFileState>) | undefined;
   if (!raw || typeof raw !== 'object') return undefined;
-  if (Array.isArray(raw.files)) return { agent, scope, files: raw.files.map((f) => ({ ...f, hooks: f.hooks ?? [] })), ...(raw.plugin ? { plugin: raw.plugin } : {}) };
+  if (Array.isArray(raw.files)) return { agent, scope, files: raw.files.map((f) => ({ ...f, hooks: f.hooks ?? [] })), ...(raw.plugin ? { plugin: raw.plugin } : {}), ...(Array.isArray(raw.plugins) ? { plugins: raw.plugins } : {}) };
   if (typeof raw.file === 'string') return { agent, scope, files: [{ ...(raw as AgentFileState), hooks: [] }] };
   return undefined;
 }
@@ -64,7 +71,7 @@ export function agentRecord(env: NodeJS.ProcessEnv, agent: string, scope: Scope)
 export function saveAgentRecord(env: NodeJS.ProcessEnv, agent: string, scope: Scope, record: AgentInstallRecord | undefined): void {
   const state = readState(env);
   const agents = { ...(state.agents ?? {}) };
-  const empty = !record || (record.files.length === 0 && !record.plugin);
+  const empty = !record || (record.files.length === 0 && pluginStates(record).length === 0);
   if (empty) delete agents[stateKey(agent, scope)];
   else agents[stateKey(agent, scope)] = record;
   state.agents = agents;

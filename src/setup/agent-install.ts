@@ -11,10 +11,10 @@ import { releaseLauncher } from './install-state';
 import { renderLauncher, writeLauncher } from './launcher';
 import { applyArrayEdits, applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, OwnedKey, Scope, SettingsFile, Target } from './agents/spec';
-import type { HookSpec } from './agents/hook-spec';
+import { pluginFilesOf, type HookSpec, type PluginFile } from './agents/hook-spec';
 import { shellRc } from './agent-detect';
 import { checkPlugin, planHookEntries, planHookRemoval, removePlugin, writePlugin, type HookRecord, type HookTarget } from './agent-hooks-install';
-import { agentRecord, halfOf, saveAgentRecord, sha, type AgentFileState, type AgentInstallRecord, type Half, type Halves, type KeyRecord } from './agent-install-state';
+import { agentRecord, halfOf, pluginStates, saveAgentRecord, sha, type AgentFileState, type AgentInstallRecord, type Half, type Halves, type KeyRecord } from './agent-install-state';
 
 /**
  * `beacon install <agent>` / `beacon uninstall <agent>`: both halves by default — the agent's OTLP
@@ -64,7 +64,7 @@ function usageNoScope(spec: AgentSpec, scope: Scope, what: string, other: string
 }
 
 /** Every file the chosen halves touch at this scope, keys and entries grouped by file. */
-function filesFor(spec: AgentSpec, o: Pick<AgentInstallOptions, 'scope' | 'env' | 'cwd' | 'halves' | 'target' | 'capture'>): { work: FileWork[]; plugin?: ReturnType<NonNullable<HookSpec['plugin']>> } {
+function filesFor(spec: AgentSpec, o: Pick<AgentInstallOptions, 'scope' | 'env' | 'cwd' | 'halves' | 'target' | 'capture'>): { work: FileWork[]; plugins: PluginFile[] } {
   const byPath = new Map<string, FileWork>();
   const root = o.scope === 'project' ? o.cwd : undefined;
   const at = (sf: SettingsFile, fileRoot: string | undefined) => {
@@ -75,20 +75,20 @@ function filesFor(spec: AgentSpec, o: Pick<AgentInstallOptions, 'scope' | 'env' 
   if (o.halves.otlp) {
     const keys = spec.keys(o.target, o.capture);
     const sf = spec.settingsFile(o.scope, o);
-    if (!sf && keys.length > 0) usageNoScope(spec, o.scope, 'settings file', spec.hooks?.file(o.scope, o) || spec.hooks?.plugin?.(o.scope, o) ? '--hooks-only for its hooks alone' : '');
+    if (!sf && keys.length > 0) usageNoScope(spec, o.scope, 'settings file', spec.hooks?.file(o.scope, o) || (spec.hooks && pluginFilesOf(spec.hooks, o.scope, o).length > 0) ? '--hooks-only for its hooks alone' : '');
     if (sf && keys.length > 0) at(sf, root).keys.push(...keys.map((k) => ({ ...k, half: 'otlp' as const })));
   }
-  let plugin: ReturnType<NonNullable<HookSpec['plugin']>>;
+  let plugins: PluginFile[] = [];
   const hooks = spec.hooks;
   if (o.halves.hooks && hooks) {
     const hf = hooks.file(o.scope, o);
-    plugin = hooks.plugin?.(o.scope, o);
-    if (!hf && !plugin) usageNoScope(spec, o.scope, 'hook configuration', '--otlp-only for its OTLP export alone');
+    plugins = pluginFilesOf(hooks, o.scope, o);
+    if (!hf && plugins.length === 0) usageNoScope(spec, o.scope, 'hook configuration', '--otlp-only for its OTLP export alone');
     if (hf) at(hf, root).hookSpec = hooks;
     // A switch lives where the agent reads it (Codex: its user config.toml), whatever the scope.
     for (const s of hooks.switches?.(o.scope, o) ?? []) at(s.file, s.file.path.startsWith(o.cwd) ? root : undefined).keys.push(...s.keys.map((k) => ({ ...k, half: 'hooks' as const })));
   }
-  return { work: [...byPath.values()], plugin };
+  return { work: [...byPath.values()], plugins };
 }
 
 /** A file's planned change: read and judged, nothing written yet. */
@@ -172,7 +172,7 @@ function commitFile(p: FilePlan, o: AgentInstallOptions, report: string[]): Agen
 export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] {
   const report: string[] = [];
   const record = agentRecord(o.env, spec.id, o.scope);
-  const { work, plugin } = filesFor(spec, o);
+  const { work, plugins } = filesFor(spec, o);
   // Everything that can refuse is checked before anything is written: a refusal changes nothing.
   const plans = work.map((w) => planFile(spec, w, o, record?.files.find((f) => f.file === w.sf.path)));
   const conflicts = plans.filter((p) => p.conflicts.length > 0);
@@ -181,12 +181,16 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
     throw new BeaconError('bad_data', `${conflicts.map((p) => `refusing to change ${p.w.sf.path}: you set these differently:\n${p.conflicts.join('\n')}`).join('\n')}\nbeacon install ${spec.id}${flags} --force replaces them (after a backup; beacon uninstall ${spec.id} puts your values back). Nothing was changed.`);
   }
   const pluginTree = o.scope === 'project' ? { root: o.cwd } : {};
-  const pluginText = plugin?.render({ launcher: o.hooks.launcher, platform: spec.id, log: o.hooks.log, config: o.hooks.config });
-  const pluginKept = plugin ? checkPlugin(plugin.path, pluginText!, record?.plugin, pluginTree, o.force) : false;
-  const usesLauncher = plans.some((p) => p.w.hookSpec) || plugin !== undefined;
+  const prior = pluginStates(record);
+  const owned = plugins.map((f) => {
+    const text = f.render({ launcher: o.hooks.launcher, platform: spec.id, log: o.hooks.log, config: o.hooks.config });
+    const before = prior.find((s) => s.path === f.path);
+    return { path: f.path, text, before, kept: checkPlugin(f.path, text, before, pluginTree, o.force) };
+  });
+  const usesLauncher = plans.some((p) => p.w.hookSpec) || owned.length > 0;
   if (usesLauncher && !o.dryRun) for (const dir of [beaconBaseDir(o.env), dirname(o.hooks.launcher), dirname(o.hooks.log)]) checkPrivateDir(dir);
   for (const p of plans) report.push(...p.report);
-  if (plugin) report.push(pluginKept ? `${plugin.path} is already Beacon's plugin` : `${o.dryRun ? 'would write' : 'wrote'} Beacon's plugin ${plugin.path}`);
+  for (const f of owned) report.push(f.kept ? `${f.path} is already Beacon's ${spec.hooks?.pluginFiles ? 'hook file' : 'plugin'}` : `${o.dryRun ? 'would write' : 'wrote'} Beacon's ${spec.hooks?.pluginFiles ? 'hook file' : 'plugin'} ${f.path}`);
   if (!o.dryRun) {
     if (usesLauncher) {
       const changed = writeLauncher(o.hooks.launcher, renderLauncher(o.hooks.node, o.hooks.bundle));
@@ -201,9 +205,11 @@ export function installAgent(spec: AgentSpec, o: AgentInstallOptions): string[] 
       if (i >= 0) files[i] = entry;
       else files.push(entry);
     }
-    const next: AgentInstallRecord = { agent: spec.id, scope: o.scope, files, ...(record?.plugin ? { plugin: record.plugin } : {}) };
-    if (plugin && !pluginKept) next.plugin = writePlugin(plugin.path, pluginText!, pluginTree, record?.plugin);
-    else if (plugin && !next.plugin) next.plugin = writePlugin(plugin.path, pluginText!, pluginTree, undefined);
+    const states = owned.map((f) => (f.kept && f.before ? f.before : writePlugin(f.path, f.text, pluginTree, f.before)));
+    const others = prior.filter((s) => !owned.some((f) => f.path === s.path));
+    const all = [...states, ...others];
+    // opencode's one plugin keeps the record's `plugin` (as earlier installs wrote it); hook files are a list
+    const next: AgentInstallRecord = { agent: spec.id, scope: o.scope, files, ...(spec.hooks?.pluginFiles ? (all.length ? { plugins: all } : {}) : all[0] ? { plugin: all[0] } : {}) };
     saveAgentRecord(o.env, spec.id, o.scope, next);
   }
   report.push(...afterWords(spec, o, usesLauncher));
@@ -234,19 +240,20 @@ export function uninstallAgent(spec: AgentSpec, o: AgentUninstallOptions): strin
   const record = agentRecord(o.env, spec.id, o.scope);
   if (!record) report.push(`nothing to undo: beacon install ${spec.id}${o.scope === 'project' ? ' --scope project' : ''} did not edit any file`);
   if (record) {
-    // The plugin first: the one refusal here, before any file is changed.
-    let plugin = record.plugin;
-    if (plugin && o.halves.hooks) {
-      report.push(removePlugin(plugin));
-      for (const d of plugin.createdDirs) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
-      plugin = undefined;
+    // The plugin files first: the one refusal here, before any file is changed.
+    let owned = pluginStates(record);
+    if (owned.length > 0 && o.halves.hooks) {
+      for (const p of owned) removePlugin(p, true); // every one checked before the first is removed
+      for (const p of owned) report.push(removePlugin(p));
+      for (const d of [...new Set(owned.flatMap((p) => p.createdDirs))]) if (existsSync(d) && readdirSync(d).length === 0) rmdirSync(d);
+      owned = [];
     }
     const files: AgentFileState[] = [];
     for (const entry of record.files) {
       const left = uninstallFile(entry, o.halves, report);
       if (left) files.push(left);
     }
-    saveAgentRecord(o.env, spec.id, o.scope, { ...record, files, ...(plugin ? { plugin } : { plugin: undefined }) });
+    saveAgentRecord(o.env, spec.id, o.scope, { ...record, files, plugin: record.plugin && owned.length ? record.plugin : undefined, plugins: record.plugins && owned.length ? record.plugins : undefined });
   }
   if (o.halves.hooks) report.push(...releaseLauncher(o.env, o.launcher));
   const lines = o.halves.otlp ? spec.envLines(o.target, true) : [];

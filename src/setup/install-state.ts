@@ -58,8 +58,8 @@ export function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
 
 /** An agent's install record runs the launcher when it holds hook entries or a plugin (agent-install-state.ts). */
 function agentUsesLauncher(record: unknown): boolean {
-  const r = record as { files?: Array<{ hooks?: unknown[] }>; plugin?: unknown } | null;
-  return Boolean(r?.plugin) || (Array.isArray(r?.files) && r.files.some((f) => Array.isArray(f?.hooks) && f.hooks.length > 0));
+  const r = record as { files?: Array<{ hooks?: unknown[] }>; plugin?: unknown; plugins?: unknown[] } | null;
+  return Boolean(r?.plugin) || (Array.isArray(r?.plugins) && r.plugins.length > 0) || (Array.isArray(r?.files) && r.files.some((f) => Array.isArray(f?.hooks) && f.hooks.length > 0));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from '../model/record';
 import { claudeCodeStore } from './claude-code/store-claude-code';
+import { clineStore } from './cline/store-cline';
 import { codexStore } from './codex/store-codex';
 import { copilotCliStore } from './copilot-cli/store-copilot-cli';
 import { geminiCliStore } from './gemini-cli/store-gemini-cli';
@@ -65,7 +66,7 @@ export interface StoreFileReader {
   context?(): ReaderContext | undefined;
 }
 
-export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore];
+export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore, clineStore];
 
 /** The store a word names (`claude`, `claude-code`, `codex`), if any. */
 export function sessionStoreNamed(word: string): SessionStore | undefined {

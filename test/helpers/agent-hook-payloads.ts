@@ -52,6 +52,12 @@ export const AGENT_HOOKS: AgentHooks[] = [
     prompt: ['chat.message', (text) => ({ directory: CWD, input: { sessionID: 'fp-opencode' }, output: { parts: [{ type: 'text', text }] } })],
     deny: { decision: 'deny', reason: 'pipe to shell' },
   },
+  {
+    platform: 'cline',
+    pre: ['PreToolUse', (command, id) => ({ taskId: 'conv_1', sessionContext: { rootSessionId: 'fp-cline' }, workspaceRoots: [CWD], hookName: 'tool_call', tool_call: { id, name: 'run_commands', input: { commands: [command] } } })],
+    prompt: ['UserPromptSubmit', (text) => ({ taskId: 'conv_1', sessionContext: { rootSessionId: 'fp-cline' }, workspaceRoots: [CWD], hookName: 'prompt_submit', userPromptSubmit: { prompt: text, attachments: [] } })],
+    deny: { cancel: true, errorMessage: 'pipe to shell' },
+  },
 ];
 
 /** An install's layout: `<base>/bin/beacon-hooks` pinning `node`, the log and the collector's files in `<base>`. */

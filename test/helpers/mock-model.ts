@@ -211,6 +211,7 @@ function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, 
       const args = shellArgs(shell.schema);
       const script = writeByShell ?? twoTools?.command;
       if (script !== undefined) for (const k of ['cmd', 'command'] as const) if (k in args) args[k] = Array.isArray(args[k]) ? ['bash', '-lc', script] : script;
+      if (script !== undefined && 'commands' in args) args.commands = [script];
       const second = (id: string) => (twoTools && !writeByShell ? id.replace(/1$/, '2') : id);
       call = { name: shell.name, args, id: second(wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID) };
       rec.toolName = call.name;
@@ -274,6 +275,7 @@ const WRITE_ARGS: Record<string, (s: TwoToolScript) => Record<string, unknown>> 
   write_file: (s) => ({ file_path: s.path, content: s.content }),
   create: (s) => ({ path: s.path, file_text: s.content }),
   write: (s) => ({ filePath: s.path, content: s.content }),
+  editor: (s) => ({ path: s.path, new_text: s.content }), // Cline (with a non-GPT model id; GPT ids get apply_patch)
 };
 
 function pickWriteTool(tools: ToolDef[]): ToolDef | undefined {
@@ -289,7 +291,7 @@ function asArray(v: unknown): Json[] {
 }
 
 /** The shell tool, by the names the six agents give it. */
-const SHELL_NAMES = ['exec_command', 'shell', 'local_shell', 'Bash', 'bash', 'run_shell_command', 'shell_command'];
+const SHELL_NAMES = ['exec_command', 'shell', 'local_shell', 'Bash', 'bash', 'run_shell_command', 'shell_command', 'run_commands'];
 
 function pickShellTool(tools: ToolDef[]): ToolDef | undefined {
   for (const n of SHELL_NAMES) {
@@ -304,6 +306,7 @@ function shellArgs(schema: Json): Record<string, unknown> {
   const props: Json = schema.properties ?? {};
   const args: Record<string, unknown> = {};
   if ('cmd' in props) args.cmd = MOCK_COMMAND;
+  else if ('commands' in props) args.commands = [MOCK_COMMAND]; // Cline's run_commands: a list of shell command strings
   else if ('command' in props || Object.keys(props).length === 0) {
     const type = String(props.command?.type ?? 'string').toLowerCase();
     args.command = type === 'array' ? ['bash', '-lc', MOCK_COMMAND] : MOCK_COMMAND;

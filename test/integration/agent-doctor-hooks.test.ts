@@ -54,6 +54,16 @@ function setPath(doc: Record<string, unknown>, path: string[], value: unknown) {
 function writeHooks(h: Home, spec: AgentSpec, o: { scope?: Scope; launcher?: string; log?: string; skip?: string; edit?: (doc: Record<string, unknown>) => void; switchOn?: boolean } = {}): string {
   const hooks = spec.hooks!;
   const scope = o.scope ?? 'user';
+  const files = hooks.pluginFiles?.(scope, ctxOf(h));
+  if (files) { // Cline: one file per event, the event's file left out for `skip`
+    for (const f of files) {
+      rmSync(f.path, { force: true });
+      if (f.event === o.skip) continue;
+      mkdirSync(dirname(f.path), { recursive: true });
+      writeFileSync(f.path, f.render(callOf(h, spec, o)));
+    }
+    return dirname(files[0]!.path);
+  }
   const plugin = hooks.plugin?.(scope, ctxOf(h));
   if (plugin) {
     mkdirSync(dirname(plugin.path), { recursive: true });
@@ -79,6 +89,8 @@ function writeHooks(h: Home, spec: AgentSpec, o: { scope?: Scope; launcher?: str
 
 /** The command an agent would run for `event`, read back from the file as the agent reads it. */
 function installedCommand(h: Home, spec: AgentSpec, event: string): string {
+  const hookFile = spec.hooks!.pluginFiles?.('user', ctxOf(h)).find((f) => f.event === event);
+  if (hookFile) return `sh ${hookFile.path}`; // Cline runs the file by its shebang
   const file = spec.hooks!.file('user', ctxOf(h))!.path;
   let v: unknown = JSON.parse(readFileSync(file, 'utf8'));
   for (const k of spec.hooks!.arrayPath(event)) v = (v as Record<string, unknown>)[k];
@@ -86,10 +98,10 @@ function installedCommand(h: Home, spec: AgentSpec, event: string): string {
 }
 
 const hookAgents = AGENT_SPECS.filter((a) => a.hooks);
-const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before' };
+const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before', cline: 'PreToolUse' };
 
 describe('beacon doctor <agent>: Beacon\'s hook entries registered, each exactly as install writes it', () => {
-  it('covers the six agents', () => assert.deepEqual(hookAgents.map((a) => a.id).sort(), Object.keys(preTool).sort()));
+  it('covers the seven agents', () => assert.deepEqual(hookAgents.map((a) => a.id).sort(), Object.keys(preTool).sort()));
   for (const spec of hookAgents) {
     it(`${spec.id}: installed → ok with its launcher answering; not installed → warn naming beacon install; ${spec.hooks!.plugin ? 'the plugin edited' : 'an event missing, a command edited'} → fail`, () => {
       const h = homeWithLauncher();
@@ -121,6 +133,8 @@ describe('beacon doctor <agent>: Beacon\'s hook entries registered, each exactly
 
       const pre = preTool[spec.id]!;
       writeHooks(h, spec, { edit: (doc) => { const s = JSON.stringify(doc); Object.assign(doc, JSON.parse(s.replace(`'${pre}';`, `'${pre}' --verbose;`))); } });
+      const preFile = spec.hooks!.pluginFiles?.('user', ctxOf(h)).find((f) => f.event === pre)?.path;
+      if (preFile) writeFileSync(preFile, readFileSync(preFile, 'utf8').replace(`'${pre}';`, `'${pre}' --verbose;`));
       const edited = find(doctor(h, [spec.id]), `${spec.id}-hooks`);
       assert.equal(edited.status, 'fail');
       assert.match(edited.message, new RegExp(`${pre}: a command looks like Beacon's but is not what install writes`));
@@ -242,7 +256,7 @@ describe('the newest hook event, and --send-test through Beacon\'s own hook comm
       if (spec.hooks!.plugin) return;
 
       const pre = preTool[spec.id]!;
-      const payload = spec.id === 'copilot-cli' ? { sessionId: 'real-1', timestamp: Date.now(), cwd: h.cwd, toolName: 'bash', toolArgs: { command: 'ls' } } : { session_id: 'real-1', cwd: h.cwd, hook_event_name: pre, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't1' };
+      const payload = spec.id === 'cline' ? { sessionContext: { rootSessionId: 'real-1' }, workspaceRoots: [h.cwd], tool_call: { id: 't1', name: 'run_commands', input: { commands: ['ls'] } } } : spec.id === 'copilot-cli' ? { sessionId: 'real-1', timestamp: Date.now(), cwd: h.cwd, toolName: 'bash', toolArgs: { command: 'ls' } } : { session_id: 'real-1', cwd: h.cwd, hook_event_name: pre, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't1' };
       const r = spawnSync('sh', ['-c', installedCommand(h, spec, pre)], { input: JSON.stringify(payload), env: h.env, cwd: h.cwd, encoding: 'utf8' });
       assert.deepEqual([r.status, r.stdout], [0, ''], r.stderr);
       const found = find(doctor(h, [spec.id]), `${spec.id}-hook-events`);

@@ -173,6 +173,7 @@ describe('replies: the neutral answer never steers the agent, the deny is its ow
     'qwen-code': ['PreToolUse', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }],
     'copilot-cli': ['preToolUse', { permissionDecision: 'deny', permissionDecisionReason: reason }],
     opencode: ['tool.execute.before', { decision: 'deny', reason }],
+    cline: ['PreToolUse', { cancel: true, errorMessage: reason }],
   };
   for (const a of HOOK_ADAPTERS) {
     it(`${a.platform}: neutral on its pre-tool event, its deny shape with a denial, and nothing but the neutral answer on its other events`, () => {
@@ -206,6 +207,7 @@ describe("every agent's hook records say which of the agent's hooks saw them", (
     'qwen-code': ['PreToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_call_id: ID }, 'PostToolUse', { session_id: S, tool_name: TOOL, tool_input: {}, tool_call_id: ID, tool_response: {} }],
     'copilot-cli': ['preToolUse', { sessionId: S, toolName: TOOL, toolArgs: {} }, 'postToolUse', { sessionId: S, toolName: TOOL, toolArgs: {}, toolResult: { resultType: 'success' } }],
     opencode: ['tool.execute.before', { input: { sessionID: S, tool: TOOL, callID: ID }, output: { args: {} } }, 'tool.execute.after', { input: { sessionID: S, tool: TOOL, callID: ID, args: {} }, output: {} }],
+    cline: ['PreToolUse', { sessionContext: { rootSessionId: S }, tool_call: { id: ID, name: TOOL, input: {} } }, 'PostToolUse', { sessionContext: { rootSessionId: S }, tool_result: { id: ID, name: TOOL, input: {}, output: {} } }],
   };
   // Gemini and Copilot send no call id: Beacon's pairing names the call (here: the same id for both calls, as a reused one)
   const c = ctx({ pairCall: () => ID });

@@ -25,7 +25,7 @@ const BAD = ['{"type":"assistant","message":', j({ type: 'brand_new_record', x: 
 
 describe('beacon stream: every agent through one registry', () => {
   it('lists goose and the other agents, each once', () => {
-    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli']);
+    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli', 'cline']);
   });
 });
 

@@ -24,6 +24,7 @@ Code: $CLAUDE_CONFIG_DIR, else ~/.claude, /projects/*/*.jsonl. Codex: $CODEX_HOM
 /sessions/YYYY/MM/DD/rollout-*.jsonl. Gemini CLI: $GEMINI_CLI_HOME, else ~, /.gemini/tmp/*/chats/
 session-*.jsonl (and the older *.json). Qwen Code: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen,
 /projects/*/chats/*.jsonl. Copilot CLI: $COPILOT_HOME, else ~/.copilot, /session-state/*/events.jsonl.
+Cline: $CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, else ~/.cline/data/sessions, /<id>/<id>.messages.json.
 --from DIR reads the stores under DIR as a home instead (the agents' override variables are then not
 read). A call or prompt the log already holds — imported
 before, or recorded by OTLP (same session, same tokens or text, within a minute) — adds nothing: the

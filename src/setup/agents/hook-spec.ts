@@ -22,9 +22,26 @@ export interface HookSpec {
   /** keys the agent needs set before it runs any hook (Codex's `[features] hooks = true`): in their own file */
   switches?(scope: Scope, ctx: AgentContext): Array<{ file: SettingsFile; keys: OwnedKey[] }>;
   /** agents with plugins instead of command hooks (opencode): a file Beacon writes whole and owns */
-  plugin?(scope: Scope, ctx: AgentContext): { path: string; render(call: Omit<AgentHookCall, 'event'>): string } | undefined;
+  plugin?(scope: Scope, ctx: AgentContext): PluginFile | undefined;
+  /** agents whose hooks are files named by their event (Cline: `~/.cline/hooks/PreToolUse.bash`): each one Beacon writes whole and owns */
+  pluginFiles?(scope: Scope, ctx: AgentContext): PluginFile[];
   /** what the user must still do once the entries are written (Codex: trust them), said by install and checked by doctor */
   afterInstall?: string;
+}
+
+/** A file Beacon writes whole and owns, rendered for the launcher, log and config of the install. */
+export interface PluginFile {
+  path: string;
+  /** the event the file is the hook of, where the file is named by it (Cline) */
+  event?: string;
+  render(call: Omit<AgentHookCall, 'event'>): string;
+}
+
+/** Every file Beacon owns whole at a scope: the plugin, or the agent's hook files. */
+export function pluginFilesOf(hooks: HookSpec, scope: Scope, ctx: AgentContext): PluginFile[] {
+  if (hooks.pluginFiles) return hooks.pluginFiles(scope, ctx);
+  const one = hooks.plugin?.(scope, ctx);
+  return one ? [one] : [];
 }
 
 /** The hook timeouts Beacon sets, in seconds: a ceiling on a hang, well above the launcher's own (curl's 4 s, then the adapter). */

@@ -1,6 +1,7 @@
 import { BeaconError } from '../../model/errors';
 import { didYouMean } from '../../model/suggest';
 import { claudeCode } from './claude-code';
+import { cline } from './cline';
 import { codex } from './codex';
 import { copilotCli } from './copilot-cli';
 import { geminiCli } from './gemini-cli';
@@ -10,7 +11,7 @@ import { qwenCode } from './qwen-code';
 import type { AgentSpec } from './spec';
 
 /** Every agent `beacon install`, `uninstall` and `doctor` set up and check: one line each. */
-export const AGENT_SPECS: readonly AgentSpec[] = [goose, claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli];
+export const AGENT_SPECS: readonly AgentSpec[] = [goose, claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, cline];
 
 export const AGENT_IDS = AGENT_SPECS.map((a) => a.id);
 
