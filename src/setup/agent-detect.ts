@@ -27,6 +27,6 @@ export function detectAgent(spec: AgentSpec, ctx: AgentContext): string | undefi
     if (found) return `${found} on PATH`;
   }
   const dir = spec.configDirs(ctx).find((d) => existsSync(d));
-  return dir ? `${dir} exists` : undefined;
+  return dir ? `${dir} exists` : spec.presentBy?.(ctx);
 }
 

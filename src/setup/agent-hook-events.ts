@@ -5,7 +5,7 @@ import { formatDuration } from '../model/time';
 import { openLogReadonly } from './read-log';
 import type { AgentSpec } from './agents/spec';
 import type { Check } from './doctor';
-import { TEST_SESSION_PREFIX } from './send-test';
+import { TEST_SESSION_PREFIX } from './agents/spec';
 
 const DAY_NS = 86_400_000_000_000n;
 

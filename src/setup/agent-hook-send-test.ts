@@ -9,7 +9,7 @@ import type { Check } from './doctor';
 import { readHookScopes, type HookDoctorContext } from './agent-hook-checks';
 import { agentHookCommand } from './hook-command';
 import { openLogReadonly } from './read-log';
-import { TEST_SESSION_PREFIX } from './send-test';
+import { TEST_SESSION_PREFIX } from './agents/spec';
 
 type Payload = (session: string, call: string, cwd: string, event: string, phase: 'pre' | 'post') => object;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readState, writeState } from './install';
+import { readState, writeState } from './install-state';
 import type { SettingsFormat } from './agents/settings-edit';
 import type { Scope } from './agents/spec';
 import type { HookRecord, PluginState } from './agent-hooks-install';

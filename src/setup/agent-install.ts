@@ -6,7 +6,8 @@ import { beaconBaseDir } from '../config/paths';
 import { checkPrivateDir } from '../model/file-checks';
 import { BeaconError } from '../model/errors';
 import { backupInTree, readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
-import { releaseLauncher } from './install';
+import { BOM, MAX_SETTINGS_BYTES, readSettingsText } from './settings-text';
+import { releaseLauncher } from './install-state';
 import { renderLauncher, writeLauncher } from './launcher';
 import { applyArrayEdits, applySettings, getPath, parseSettings, rawValue, type KeyValue, type SettingsFormat } from './agents/settings-edit';
 import type { AgentContext, AgentSpec, OwnedKey, Scope, SettingsFile, Target } from './agents/spec';
@@ -25,8 +26,6 @@ import { agentRecord, halfOf, pluginStates, saveAgentRecord, sha, type AgentFile
  */
 
 /** No agent's settings file comes near this; a larger one is refused, not read. */
-const MAX_SETTINGS_BYTES = 8 << 20;
-const BOM = '\uFEFF';
 const treeOf = (entry: { root?: string }): TreeOptions => (entry.root ? { root: entry.root } : {});
 const show = (v: unknown) => JSON.stringify(v);
 const keyName = (format: SettingsFormat, path: string[]) => (format === 'toml' ? `[${path[0]}] ${path.slice(1).join('.')}` : path.join('.'));
@@ -46,7 +45,11 @@ export interface AgentInstallOptions extends AgentContext {
   hooks: AgentHookInstall;
   dryRun?: boolean;
   now?: Date;
+  /** also edit the OTLP keys in the agent's own config file, which install otherwise leaves to you (goose's config.yaml: --configure-otlp) */
+  configureOtlp?: boolean;
 }
+
+export type AgentUninstallOptions = AgentContext & { scope: Scope; target: Target; halves: Halves; launcher: string };
 
 /** One file install edits: the keys it wants there and, for the hook file, the entries. */
 interface FileWork {
@@ -102,16 +105,9 @@ interface FilePlan {
   prior?: AgentFileState;
 }
 
-function readText(file: string, tree: TreeOptions): { bytes?: Buffer; bom: boolean; text: string } {
-  // Read through the checked tree: a symlink planted on the way, or a directory others may write, is refused here, before any write.
-  const bytes = readInTree(file, MAX_SETTINGS_BYTES, tree);
-  const all = bytes?.toString('utf8') ?? '';
-  const bom = all.startsWith(BOM);
-  return { bytes, bom, text: bom ? all.slice(1) : all };
-}
 
 function planFile(spec: AgentSpec, w: FileWork, o: AgentInstallOptions, prior: AgentFileState | undefined): FilePlan {
-  const { bytes, bom, text } = readText(w.sf.path, treeOf(w));
+  const { bytes, bom, text } = readSettingsText(w.sf.path, treeOf(w));
   const parsed = parseSettings(w.sf.format, text);
   if (parsed.error !== undefined) throw new BeaconError('bad_data', `${w.sf.path} does not parse (${parsed.error}): fix it, then run beacon install ${spec.id} again. Nothing was changed.`);
   const plan: FilePlan = { w, bytes, bom, text, out: text, keyRecords: [], hookRecords: [], report: [], conflicts: [], ...(prior ? { prior } : {}) };
@@ -239,7 +235,7 @@ function afterWords(spec: AgentSpec, o: AgentInstallOptions, hooks: boolean): st
   return report;
 }
 
-export function uninstallAgent(spec: AgentSpec, o: AgentContext & { scope: Scope; target: Target; halves: Halves; launcher: string }): string[] {
+export function uninstallAgent(spec: AgentSpec, o: AgentUninstallOptions): string[] {
   const report: string[] = [];
   const record = agentRecord(o.env, spec.id, o.scope);
   if (!record) report.push(`nothing to undo: beacon install ${spec.id}${o.scope === 'project' ? ' --scope project' : ''} did not edit any file`);

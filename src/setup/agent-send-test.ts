@@ -5,7 +5,7 @@ import { inspectLog } from '../store/log/log-file';
 import type * as GrpcJs from '@grpc/grpc-js';
 import type { AgentSpec, Target } from './agents/spec';
 import type { Check } from './doctor';
-import { TEST_SESSION_PREFIX } from './send-test';
+import { TEST_SESSION_PREFIX } from './agents/spec';
 
 // The forwarder's OTLP message types (the one place besides the receiver that loads protobufjs).
 const TYPES = { logs: LogsTypes.request, traces: TraceTypes.request } as const;

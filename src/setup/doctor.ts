@@ -1,7 +1,4 @@
-import { environmentChecks, judgeEndpoint } from './goose-env-checks';
-import { hookFailureCheck } from './hook-failure-check';
-export { judgeEndpoint } from './goose-env-checks';
-import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { get } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import type { EventLog } from '../store/log/event-log';
@@ -11,13 +8,14 @@ import { forwardChecks } from './forward-checks';
 import { exportChecks } from './export-check';
 import type { HealthReport } from '../model/health';
 import { describeServiceState, type ServiceState } from './service';
-import { readGooseConfig, type GooseConfigView } from './goose-config';
-import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
-import { commandsIn, parseHookCommand } from './hooks-file';
-import { foreignHookChecks, gooseBinaryCheck, launcherChecks } from './goose-checks';
-import { hostPort } from '../config/hosts';
+import { hookFailureCheck } from './hook-failure-check';
 import { portHolderProblem } from './port-holder';
-import { hooksLauncherPath } from '../config/paths';
+
+/**
+ * What every `beacon doctor` run checks whatever the agent: the collector (and that it writes the
+ * log you read), the service, forwarding and exports from its /health, and the event log. An
+ * agent's own checks come after (doctor-run.ts).
+ */
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -46,38 +44,6 @@ export interface DoctorContext {
   otlpToken?: string;
 }
 
-/**
- * Every check, in the order a user fixes them: collector, goose's config and environment, plugin, log.
- * The slow probes start first and run side by side (issue 25: doctor <= 2x a bare Node start): the
- * hook launcher (a Node.js start, as goose does), the collector's /health and the service manager
- * (started by the caller); the checks that only read files run meanwhile. The report's order stays.
- */
-export async function runDoctor(ctx: DoctorContext): Promise<Check[]> {
-  const base = `http://${hostPort(ctx.host, ctx.port)}`;
-  const config = gooseConfigOnce(ctx);
-  const plugin = pluginChecks(ctx, config);
-  const service = ctx.service?.();
-  // One /health read serves the collector check and the forwarding checks.
-  const probe = collectorCheck(base, { ...ctx, service }, ctx.fetchTimeoutMs ?? 1500);
-  const goose = gooseBinaryCheck(ctx.env);
-  const otlp = otlpConfigChecks(config(), base);
-  const environment = environmentChecks(ctx.env, base);
-  const { check: collector, health, untrusted } = await probe;
-  // read after the probe answered: on a large log this takes a while, and the probe's timeout runs
-  const log = logChecks(ctx.log);
-  const checks: Check[] = [collector];
-  if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
-  checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export), goose, ...otlp, ...environment, ...(await plugin), ...log);
-  if (ctx.sendTest) checks.push(...(untrusted ? [SEND_TEST_WITHHELD] : await (require('./send-test') as typeof import('./send-test')).sendTestChecks(ctx, base)));
-  return checks;
-}
-
-/** goose's config.yaml, parsed once for the checks that read it (the YAML library loads on the first). */
-function gooseConfigOnce(ctx: DoctorContext): () => GooseConfigView {
-  let view: GooseConfigView | undefined;
-  return () => (view ??= readGooseConfig(gooseLocations(ctx.env, ctx.cwd).configYaml));
-}
-
 /** Two spellings of one file are one log; a path that does not exist yet compares as written. */
 function sameFile(a: string, b: string): boolean {
   const canon = (p: string) => {
@@ -91,7 +57,7 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /** /health as read over HTTP: another program or another Beacon version may answer, so every field is checked before use. */
-type Health = Partial<HealthReport>;
+export type Health = Partial<HealthReport>;
 
 /** --send-test after the collector check found the port held by something else: nothing (no otlpToken) is sent to it. */
 export const SEND_TEST_WITHHELD: Check = { id: 'send-test', status: 'fail', message: 'nothing sent: the port is not your collector\'s (see the collector check)', fix: 'fix the collector check first' };
@@ -173,7 +139,7 @@ function httpGet(url: string, timeoutMs: number): Promise<HttpAnswer> {
   });
 }
 
-function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
+export function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   const message = describeServiceState(s);
   // A collector run by hand (or by another supervisor) is a choice; with none running, the service is the fix.
   if (!s.installed && collectorUp) return { id: 'service', status: 'ok', message: `${message}; the collector answering runs outside it (by hand, or another supervisor)` };
@@ -184,81 +150,15 @@ function serviceCheck(s: ServiceState, collectorUp: boolean): Check {
   return { id: 'service', status: 'ok', message };
 }
 
-function otlpConfigChecks(view: GooseConfigView, base: string): Check[] {
-  if (!view.exists) return [{ id: 'goose-config', status: 'fail', message: `${view.path} does not exist`, fix: 'beacon install goose --configure-otlp, or add otel_exporter_otlp_endpoint yourself' }];
-  if (view.parseError) return [{ id: 'goose-config', status: 'fail', message: `${view.path} is not valid YAML: ${view.parseError}`, fix: 'fix the file' }];
-  if (!view.endpoint) return [{ id: 'goose-config', status: 'fail', message: `${view.path} has no otel_exporter_otlp_endpoint: goose exports nothing`, fix: `add "otel_exporter_otlp_endpoint: ${base}" (or run beacon install goose --configure-otlp)` }];
-  const { localhost: _, ...judged } = judgeEndpoint(view.endpoint, base);
-  return [{ id: 'goose-config', ...judged }];
-}
 
-async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): Promise<Check[]> {
-  const loc = gooseLocations(ctx.env, ctx.cwd);
-  const scopes = [
-    { name: 'project', agents: loc.projectAgentsDir },
-    { name: 'user', agents: loc.userAgentsDir },
-  ].map((s) => ({ ...s, file: hooksFile(s.agents), root: pluginRoot(s.agents) }));
-  const present = scopes.filter((s) => existsSync(s.file));
-  if (present.length === 0) {
-    return [{ id: 'plugin', status: 'fail', message: `no ${PLUGIN_NAME} plugin at ${scopes.map((s) => s.file).join(' or ')}: prompts and tool calls are not recorded`, fix: 'beacon install goose' }];
-  }
-  const active = present[0]!; // goose takes project scope first and deduplicates by name
-  const commands = commandsIn(readFileSync(active.file, 'utf8'));
-  const ours = commands.map(parseHookCommand).filter((c) => c !== undefined);
-  // The launcher starts before anything else is read: its Node.js start is the longest of doctor's waits.
-  const reinstall = `beacon install goose${active.name === 'project' ? ' --scope project' : ''}`;
-  const command = launcherChecks({ ...active, reinstall }, ours, hooksLauncherPath(ctx.env), ctx.cwd);
-
-  const disabledBy = disabledReasons(ctx, active.root, config());
-  return [
-    {
-      id: 'plugin', status: 'ok',
-      message: `${active.name} scope: ${active.file}${present.length > 1 ? ` (shadows the user-scope plugin for sessions started in ${ctx.cwd})` : ''}`,
-    },
-    disabledBy.length > 0
-      ? { id: 'plugin-enabled', status: 'fail', message: `the plugin is disabled: ${disabledBy.join('; ')} (a disabled plugin keeps its hooks file)`, fix: 'enable it there, then start a new goose session' }
-      : { id: 'plugin-enabled', status: 'ok', message: 'enabled (config.yaml plugins map and settings.json disabledPlugins)' },
-    ...(await command),
-    ...foreignHookChecks(active.file, commands),
-  ];
-}
-
-function disabledReasons(ctx: DoctorContext, root: string, view: GooseConfigView): string[] {
-  const loc = gooseLocations(ctx.env, ctx.cwd);
-  const reasons: string[] = [];
-  const entry = view.plugins[root];
-  if (entry && entry.enabled === false) reasons.push(`${loc.configYaml} plugins["${root}"].enabled is false`);
-  const verdict = settingsVerdict(loc.settingsFiles, PLUGIN_NAME);
-  if (verdict.disabledBy) reasons.push(`${verdict.disabledBy} lists it in disabledPlugins`);
-  return reasons;
-}
-
-/**
- * goose's `is_enabled` (plugins/discovery.rs): local, then project, then user settings; the first
- * file that lists the plugin's *name* decides, `disabledPlugins` before `enabledPlugins` within a
- * file. Both must be arrays of strings: any other shape fails goose's parse and the whole file is
- * ignored, so it decides nothing here either.
- */
-export function settingsVerdict(files: readonly string[], name: string): { disabledBy?: string; enabledBy?: string } {
-  for (const file of files) {
-    if (!existsSync(file)) continue;
-    let settings: unknown;
-    try {
-      settings = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      continue;
-    }
-    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) continue;
-    const { disabledPlugins = [], enabledPlugins = [] } = settings as { disabledPlugins?: unknown; enabledPlugins?: unknown };
-    if (!isStringArray(disabledPlugins) || !isStringArray(enabledPlugins)) continue;
-    if (disabledPlugins.includes(name)) return { disabledBy: file };
-    if (enabledPlugins.includes(name)) return { enabledBy: file };
-  }
-  return {};
-}
-
-function isStringArray(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+/** The checks of the collector and what it reports: collector, service, forwarding, exports; with the /health read (the agent checks need it). */
+export async function collectorChecks(ctx: DoctorContext, base: string): Promise<{ checks: Check[]; health?: Health; untrusted?: true }> {
+  const service = ctx.service?.();
+  const { check: collector, health, untrusted } = await collectorCheck(base, { ...ctx, service }, ctx.fetchTimeoutMs ?? 1500);
+  const checks: Check[] = [collector];
+  if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
+  checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export));
+  return { checks, ...(health ? { health } : {}), ...(untrusted ? { untrusted } : {}) };
 }
 
 /**
@@ -281,7 +181,7 @@ export function logChecks(path: string): Check[] {
     return [{
       id: 'event-log', status: writable ? 'warn' : 'fail',
       message: writable ? `${path} does not exist yet: nothing has been recorded (the first writer creates it)` : `${path} does not exist and ${dir} is not writable: nothing can record`,
-      fix: writable ? 'start the collector and use goose once' : `fix the permissions of ${dir}, or pass --log`,
+      fix: writable ? 'start the collector and use your agent once' : `fix the permissions of ${dir}, or pass --log`,
     }];
   }
   let log: EventLog;
@@ -311,7 +211,7 @@ export function logChecks(path: string): Check[] {
       id: 'collection',
       status: missing.length === 0 ? 'ok' : 'warn',
       message: `${describe('otlp')}; ${describe('hook')} (${total} events in the log)${missing.length === 1 ? ' — partial: ' + (missing[0] === 'otlp' ? 'no token usage, model or reasoning without OTLP' : 'no prompts or command lines without the hooks') : ''}`,
-      ...(missing.length > 0 ? { fix: 'use goose once after installing, then run beacon doctor again' } : {}),
+      ...(missing.length > 0 ? { fix: 'use the agent once after installing, then run beacon doctor again' } : {}),
     });
     out.push(hookFailureCheck(log.db, BigInt(Date.now()) * 1_000_000n));
     return out;

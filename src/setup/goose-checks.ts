@@ -1,8 +1,9 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import type { Check } from './doctor';
-import { isBeaconCommand, type HookCommand } from './hooks-file';
+import { isBeaconCommand, type HookCommand } from './goose-hooks-file';
 import { probeLauncher } from './launcher-probe';
+import { gooseDesktopApps } from './goose-paths';
 import { findOnPath, isExecutable } from '../model/executables';
 
 /**
@@ -15,8 +16,7 @@ import { findOnPath, isExecutable } from '../model/executables';
 export function gooseBinaryCheck(env: NodeJS.ProcessEnv): Check {
   const onPath = findOnPath('goose', env.PATH);
   if (onPath) return { id: 'goose', status: 'ok', message: `goose CLI: ${onPath}` };
-  const apps = ['/Applications/Goose.app', join(env.HOME ?? '', 'Applications', 'Goose.app'), '/usr/lib/goose/Goose', '/opt/Goose/Goose', '/usr/bin/Goose'];
-  const app = apps.find(isExecutable);
+  const app = gooseDesktopApps(env.HOME ?? '').find(isExecutable);
   if (app) return { id: 'goose', status: 'ok', message: `goose desktop app: ${app}` };
   return {
     id: 'goose', status: 'warn',

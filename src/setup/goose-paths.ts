@@ -36,6 +36,11 @@ export function gooseLocations(env: NodeJS.ProcessEnv, cwd: string): GooseLocati
   };
 }
 
+/** Where goose's desktop app installs itself (macOS, the Linux packages). */
+export function gooseDesktopApps(home: string): string[] {
+  return ['/Applications/Goose.app', join(home, 'Applications', 'Goose.app'), '/usr/lib/goose/Goose', '/opt/Goose/Goose', '/usr/bin/Goose'];
+}
+
 export function pluginRoot(agentsDir: string): string {
   return join(agentsDir, 'plugins', PLUGIN_NAME);
 }

@@ -1,3 +1,4 @@
+import { shellQuote } from '../model/shell-quote';
 import { HOOK_ADAPTERS } from '../sources/hook-registry';
 
 /**
@@ -80,13 +81,33 @@ const COLLECTOR_ALIVE = `collector_alive() {
 const PLATFORMS = HOOK_ADAPTERS.map((a) => a.platform);
 if (PLATFORMS.some((p) => !/^[a-z][a-z-]*$/.test(p))) throw new Error('a hook platform name the fast path cannot put in a URL');
 
+/** The adapters whose replies start narrower than `{`: that reply passed on, any other ignored (the fallback answers). */
+const REPLY_SHAPES = HOOK_ADAPTERS.filter((a) => a.replyStart !== undefined)
+  .map((a) => `    ${a.platform}:${shellQuote(a.replyStart!)}*) printf %s "$reply"; exit 0 ;;\n    ${a.platform}:*) ;;\n`).join('');
+
+/**
+ * The fallback's answer when the hook adapter cannot run at all (Node.js or the bundle gone): each
+ * agent's neutral answer for the events that have one (adapter.reply without a denial; goose's
+ * blocking hooks want "allow"), nothing for the rest.
+ */
+export const NEUTRAL_FALLBACK = (() => {
+  const byReply = new Map<string, string[]>();
+  for (const a of HOOK_ADAPTERS) {
+    for (const e of a.events) {
+      const r = a.reply(e);
+      if (r !== undefined) byReply.set(r, [...(byReply.get(r) ?? []), `${a.platform}:${e}`]);
+    }
+  }
+  return `case $platform:$prev in ${[...byReply].map(([r, arms]) => `${arms.join(' | ')}) printf ${shellQuote(r)} ;;`).join(' ')} esac`;
+})();
+
 /**
  * The attempt, with the payload in `$payload`. Names are checked before they reach the URL: the
  * platform against the adapters' names, the event against the characters every agent's event names
  * use (`PreToolUse`, `pre-tool`, `tool.execute.before`); the route answers 404 to an unknown one,
  * and the fallback answers it neutrally. What reaches the agent's stdout is only an answer the
- * collector gives: goose's verdict (`{"decision":…}`) to goose, a JSON object to the others, or
- * nothing. Anything else — no collector alive, no curl, a refusal, a busy writer — returns, and the
+ * collector gives: one shaped as the adapter's replies start (`replyStart`: goose's `{"decision":…}`),
+ * else a JSON object, or nothing. Anything else — no collector alive, no curl, a refusal, a busy writer — returns, and the
  * launcher's fallback records the event.
  */
 export const FAST_ATTEMPT = `${COLLECTOR_ALIVE}
@@ -111,9 +132,7 @@ BEACON_PAYLOAD
   ) || return
   case $platform:$reply in
     *:) exit 0 ;;
-    goose:'{"decision":'*) printf %s "$reply"; exit 0 ;;
-    goose:*) ;;
-    *:'{'*) printf %s "$reply"; exit 0 ;;
+${REPLY_SHAPES}    *:'{'*) printf %s "$reply"; exit 0 ;;
   esac
 }
 beacon_try`;

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, readChecked } from '../model/file-checks';
 import { shellQuote } from '../model/shell-quote';
-import { FAST_ATTEMPT, HOOK_KEY, POLICY_PROVIDER, READ_ARGUMENTS } from './hook-fast-path';
+import { FAST_ATTEMPT, HOOK_KEY, NEUTRAL_FALLBACK, POLICY_PROVIDER, READ_ARGUMENTS } from './hook-fast-path';
 
 /**
  * The POSIX sh launcher every hook command Beacon writes sources, once the command has checked it
@@ -48,7 +48,7 @@ if [ ! -x "$node" ] || [ ! -r "$bundle" ]; then
   # The agent must never be broken by Beacon: its neutral answer (goose's blocking hooks want one),
   # and why nothing was recorded.
   printf 'beacon-hooks: event not recorded: %s or %s is missing (run '"'"'beacon install %s'"'"' again)\\n' "$node" "$bundle" "$platform" >&2
-  case $platform:$prev in goose:pre-tool | goose:stop) printf '{"decision":"allow"}' ;; esac
+  ${NEUTRAL_FALLBACK}
   exit 0
 fi
 # Not exec: the status is 0 whatever becomes of Node.js (killed, out of memory): Copilot CLI denies

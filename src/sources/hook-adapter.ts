@@ -58,4 +58,9 @@ export interface HookAdapter {
    * for nothing. Also the answer whenever anything went wrong, so it must never fail.
    */
   reply(event: string, denial?: HookDenial): string | undefined;
+  /**
+   * How every answer the agent reads starts, when that is narrower than a JSON object (goose's
+   * verdicts: `{"decision":`): the launcher's fast path hands the agent nothing else the collector says.
+   */
+  readonly replyStart?: string;
 }

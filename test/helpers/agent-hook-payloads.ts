@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentHookCommand } from '../../src/setup/hook-command';
-import { hookCommandLine } from '../../src/setup/hooks-file';
+import { hookCommandLine } from '../../src/setup/goose-hooks-file';
 import { renderLauncher } from '../../src/setup/launcher';
 import { HOOKS_BIN, tempDir } from './paths';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
+import { hookCommandLine, parseHookCommand } from '../../src/setup/goose-hooks-file';
 import { BEACON_BIN, tempDir } from './paths';
 
 /** goose's hook commands as `beacon install goose` wrote them, pointed at one log, and goose's environment. */

@@ -7,9 +7,10 @@ import { tempDir } from '../helpers/paths';
  * goose switches each signal off on its own (otel/otlp.rs): OTEL_LOGS_EXPORTER and
  * OTEL_METRICS_EXPORTER, and the per-signal protocol and endpoint variables. Doctor checks each
  * signal, not traces only (issue 23 item 8): goose's security logs and counters can be off alone.
+ * goose is named: plain `beacon doctor` checks only the agents it finds, and this home has none.
  */
 function checks(env: NodeJS.ProcessEnv): { id: string; status: string; message: string }[] {
-  const r = runBeacon(['doctor', '--json'], { HOME: tempDir('doctor-signals-'), BEACON_SERVICE_NO_ACTIVATE: '1', ...env });
+  const r = runBeacon(['doctor', 'goose', '--json'], { HOME: tempDir('doctor-signals-'), BEACON_SERVICE_NO_ACTIVATE: '1', ...env });
   return JSON.parse(r.stdout).checks;
 }
 

@@ -12,9 +12,10 @@ const hooksJson = (home: string) => join(home, '.agents', 'plugins', 'beacon-end
 
 describe('beacon doctor trusts less (issue 24 item 7)', () => {
   // main: every check ok with no goose anywhere
+  // named: plain `beacon doctor` no longer checks an agent it does not find (issue 33, doctor-found-agents.test.ts)
   it('warns when goose is not installed', () => {
     const h = fakeHome();
-    const r = beacon(h, ['doctor', '--json'], { PATH: '/usr/bin:/bin' });
+    const r = beacon(h, ['doctor', 'goose', '--json'], { PATH: '/usr/bin:/bin' });
     const goose = checks(r.stdout).find((c) => c.id === 'goose');
     assert.ok(goose, r.stdout);
     assert.equal(goose.status, 'warn');

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { processStartTime } from '../../src/config/collector-address';
-import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
+import { hookCommandLine, parseHookCommand } from '../../src/setup/goose-hooks-file';
 import { jsonl, runBeacon, startCollector, type RunningCollector } from '../helpers/daemon';
 import { gooseDefaultLoopTurn } from '../helpers/goose-spans';
 import { traceRequest } from '../helpers/otlp-json';

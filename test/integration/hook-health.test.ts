@@ -45,7 +45,7 @@ describe("Beacon's hooks failing inside goose", () => {
       assert.ok(health.hookFailures?.last);
       const evs = jsonl(runBeacon(['events', '--log', c.log, '--json']).stdout);
       assert.deepEqual(evs.map((e) => e.error.type).sort(), ['hook_execution_error', 'hook_exit']);
-      const doctor = runBeacon(['doctor', '--log', c.log, '--port', String(c.port)], { HOME: home, BEACON_SERVICE_NO_ACTIVATE: '1' });
+      const doctor = runBeacon(['doctor', 'goose', '--log', c.log, '--port', String(c.port)], { HOME: home, BEACON_SERVICE_NO_ACTIVATE: '1' });
       assert.match(doctor.stdout, /hook-failures\s+.*your hooks failed 2 times in the last 24 h, last /);
     } finally {
       await c.stop();

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hookCommandLine } from '../../src/setup/hooks-file';
+import { hookCommandLine } from '../../src/setup/goose-hooks-file';
 import { beaconIn as beacon, fakeHome, type Home } from '../helpers/fake-home';
 import { otherUser } from '../helpers/other-user';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hookCommandLine } from '../../src/setup/hooks-file';
+import { hookCommandLine } from '../../src/setup/goose-hooks-file';
 import { describe, it } from 'node:test';
 import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';

@@ -48,6 +48,14 @@ describe('agent sources on the real CLIs\' recorded exports', () => {
     });
   }
 
+  it("Copilot CLI: the prompt is what the user typed, not the <current_datetime> line Copilot sends before it", () => {
+    const raw = readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', 'copilot', '1-traces.pb'));
+    assert.ok(raw.includes('<current_datetime>'), 'the capture carries the wrapper');
+    const prompts = eventsOf('copilot').map((e) => e.record).filter((r) => r.event.action === 'prompt.submitted');
+    assert.ok(prompts.length > 0);
+    for (const p of prompts) assert.doesNotMatch(String(p.prompt?.text), /current_datetime/);
+  });
+
   it('Codex: a log record\'s `event_name` field (a source location) is never read as its name', () => {
     const records = decodeProtoLogs(readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', 'codex', '4-logs.pb')));
     assert.ok(records.some((r) => r.eventName.startsWith('event ')), 'the capture carries callsite event names');

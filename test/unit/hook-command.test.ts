@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hookCommandLine, parseHookCommand } from '../../src/setup/hooks-file';
+import { hookCommandLine, parseHookCommand } from '../../src/setup/goose-hooks-file';
 import { sourceLauncherChecked } from '../../src/setup/launcher-guard';
 import { tempDir } from '../helpers/paths';
 

@@ -1,19 +1,17 @@
 import { collectorConfig } from '../../config/config';
 import { defaultConfigPath, hooksLauncherPath, installedEntryPoints } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { didYouMean } from '../../model/suggest';
 import { detectAgent } from '../../setup/agent-detect';
-import { installAgent } from '../../setup/agent-install';
-import { AGENT_IDS, AGENT_SPECS, findAgent } from '../../setup/agents/registry';
-import type { Target } from '../../setup/agents/spec';
-import { installGoose, resolveHarness } from '../../setup/install';
+import { installAny } from '../../setup/agent-setup';
+import { AGENT_IDS, AGENT_SPECS, namedAgent } from '../../setup/agents/registry';
+import type { AgentSpec, Target } from '../../setup/agents/spec';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { CONFIG_OPTION, HOOKS_LOG_OPTION, HOOKS_ONLY_OPTION, OTLP_ONLY_OPTION, PROTOCOL_OPTION, SCOPE_OPTION, agentTarget, collectorPort, halvesOf, protocolOf, scopeOf } from '../setup-options';
 
 export const spec = {
   name: 'beacon install',
   summary: "set up an agent's hooks and its OTLP export to Beacon; no agent: what each found would change",
-  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli|cline] [--scope user|project] [--hooks-only|--otlp-only] [--protocol http|grpc] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
+  usage: `[${AGENT_IDS.join('|')}] [--scope user|project] [--hooks-only|--otlp-only] [--protocol http|grpc] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]`,
   description: `goose: installs its beacon-endpoint hooks plugin (hooks.json and a launcher pinning this Node.js),
 so prompts and tool calls are recorded, and — with --configure-otlp — sets the OTLP export in goose's
 config.yaml (after a timestamped backup). Without it config.yaml stays untouched and the two lines
@@ -47,7 +45,7 @@ The endpoint is the installed service's port, else the config's.`,
     config: CONFIG_OPTION,
   },
   examples: ['beacon install', 'beacon install codex', 'beacon install claude-code --hooks-only', 'beacon install gemini-cli --protocol grpc', 'beacon install claude-code --capture-content', 'beacon install gemini-cli --scope project', 'beacon install goose --configure-otlp'],
-  positionals: ['goose', ...AGENT_IDS],
+  positionals: AGENT_IDS,
 } as const satisfies CommandSpec;
 
 export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): number {
@@ -64,47 +62,23 @@ export function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>
   const name = positionals[0];
   const { hooksBundle } = installedEntryPoints();
   const hooks = { launcher: hooksLauncherPath(env), log: cfg.log, config: values.config ?? defaultConfigPath(env), node: process.execPath, bundle: hooksBundle };
-  const agentOptions = { scope, env, cwd: process.cwd(), capture: values['capture-content'] === true, force: values.force === true, halves: halvesOf(values), hooks };
+  const agentOptions = { scope, env, cwd: process.cwd(), capture: values['capture-content'] === true, force: values.force === true, halves: halvesOf(values), hooks, configureOtlp: values['configure-otlp'] === true };
+  const install = (a: AgentSpec, dryRun: boolean) => installAny(a, { ...agentOptions, target: targetFor(a), dryRun });
   if (name === undefined) {
     const found = AGENT_SPECS.map((a) => ({ a, why: detectAgent(a, { env, cwd: process.cwd() }) })).filter((f) => f.why);
-    if (found.length === 0) out(`no agent found on this machine (none of ${AGENT_SPECS.flatMap((a) => a.binaries).join(', ')} on PATH, no config directory). Name one: beacon install <${['goose', ...AGENT_IDS].join('|')}>`);
+    if (found.length === 0) out(`no agent found on this machine (none of ${AGENT_SPECS.flatMap((a) => a.binaries).join(', ')} on PATH, no config directory). Name one: beacon install <${AGENT_IDS.join('|')}>`);
     for (const { a, why } of found) {
       out(`${a.id}: ${a.title} (${why}); beacon install ${a.id} would:`);
       try {
-        for (const line of installAgent(a, { ...agentOptions, target: targetFor(a), dryRun: true })) out(`  ${line.replace(/\n/g, '\n  ')}`);
+        for (const line of install(a, true)) out(`  ${line.replace(/\n/g, '\n  ')}`);
       } catch (e) {
         out(`  refuse: ${(e as Error).message.replace(/\n/g, '\n  ')}`);
       }
     }
-    out('goose: beacon install goose (its hooks plugin; --configure-otlp for its OTLP export)');
     return 0;
   }
-  const agent = findAgent(name);
-  if (agent) {
-    if (!agent.protocols.includes(protocol)) throw new BeaconError('usage', `${agent.title} exports to Beacon over ${agent.protocols.map((p) => (p === 'grpc' ? 'OTLP/gRPC' : 'OTLP/HTTP')).join(' or ')} only: drop --protocol ${protocol}`);
-    for (const line of installAgent(agent, { ...agentOptions, target: targetFor(agent), dryRun: values['dry-run'] === true })) out(line);
-    return 0;
-  }
-  try {
-    resolveHarness(name);
-  } catch (e) {
-    if (!/^unsupported harness/.test((e as Error).message)) throw e;
-    throw new BeaconError('usage', `unsupported agent "${name}"${didYouMean(name, ['goose', ...AGENT_IDS])} (supported: ${['goose', ...AGENT_IDS].join(', ')})`);
-  }
-  if (protocol === 'grpc') throw new BeaconError('usage', 'goose exports over OTLP/HTTP only: drop --protocol grpc');
-  const lines = installGoose(
-    {
-      scope, env, cwd: process.cwd(),
-      log: cfg.log,
-      config: values.config ?? defaultConfigPath(env),
-      launcher: hooksLauncherPath(env),
-      node: process.execPath,
-      hooksBundle,
-      endpoint: `http://127.0.0.1:${port}`,
-      ...(cfg.otlpToken ? { otlpToken: cfg.otlpToken } : {}),
-    },
-    values['configure-otlp'] === true,
-  );
-  for (const line of lines) out(line);
+  const agent = namedAgent(name, spec.name);
+  if (!agent.protocols.includes(protocol)) throw new BeaconError('usage', `${agent.title} exports to Beacon over ${agent.protocols.map((p) => (p === 'grpc' ? 'OTLP/gRPC' : 'OTLP/HTTP')).join(' or ')} only: drop --protocol ${protocol}`);
+  for (const line of install(agent, values['dry-run'] === true)) out(line);
   return 0;
 }

@@ -114,10 +114,9 @@ export function applyArrayEdits(file: string, text: string, edits: readonly Arra
     const base = fresh ? '{}' : out;
     const current = getPath(expected, e.path);
     if ('append' in e) {
-      const edit = Array.isArray(current)
-        ? modify(base, [...e.path, -1], e.append, { isArrayInsertion: true, formattingOptions: jsonFormatting(base) })
-        : modify(base, [...e.path], [e.append], { formattingOptions: jsonFormatting(base) });
-      out = applyEdits(base, edit) + (fresh ? '\n' : '');
+      out = (Array.isArray(current)
+        ? styledModify(base, [...e.path, -1], e.append, true)
+        : styledModify(base, [...e.path], [e.append], false)) + (fresh ? '\n' : '');
       if (Array.isArray(current)) current.push(e.append);
       else setPath(expected, e.path, [e.append]);
     } else {
@@ -145,15 +144,69 @@ function jsonFormatting(text: string): { insertSpaces: boolean; tabSize: number;
 function jsonSet(text: string, path: readonly string[], value: unknown, raw: string | undefined): string {
   const fresh = text.trim() === '';
   const base = fresh ? '{}' : text;
-  const { applyEdits, findNodeAtLocation, modify, parseTree } = jsonc();
+  const { findNodeAtLocation, parseTree } = jsonc();
   if (raw !== undefined) {
     // A replaced value goes back exactly as the user wrote it (comments inside it included).
     const root = parseTree(base, [], { allowTrailingComma: true });
     const node = root && findNodeAtLocation(root, [...path]);
     if (node) return base.slice(0, node.offset) + raw + base.slice(node.offset + node.length);
   }
-  const edits = modify(base, [...path], value, { formattingOptions: jsonFormatting(base) });
-  return applyEdits(base, edits) + (fresh ? '\n' : '');
+  return styledModify(base, [...path], value, false) + (fresh ? '\n' : '');
+}
+
+/**
+ * jsonc-parser's `modify`, in the style of the object or array the value lands in, touching no
+ * byte outside its own edit. jsonc formats whole lines around an edit, so a neighbour on the same
+ * line (a one-line `"permissions": {"allow": […]}` before the insertion point, or every key of a
+ * one-line file) was expanded with it (issue 33). Here: a container written on one line gets the
+ * value unformatted, on that line; in a multi-line container the value is formatted as jsonc
+ * would, and only the inserted text is taken from jsonc's formatted result. A formatter changes
+ * whitespace only (never inside strings), so the inserted text is found in the formatted result
+ * by counting the characters that are not whitespace.
+ */
+function styledModify(base: string, path: Array<string | number>, value: unknown, isArrayInsertion: boolean): string {
+  const { applyEdits, findNodeAtLocation, modify, parseTree } = jsonc();
+  const plain = modify(base, path, value, { isArrayInsertion });
+  const root = parseTree(base, [], { allowTrailingComma: true });
+  let container = root;
+  for (let n = path.length - 1; n >= 0 && root; n--) {
+    const node = findNodeAtLocation(root, path.slice(0, n));
+    if (node) { container = node; break; }
+  }
+  const written = container ? base.slice(container.offset, container.offset + container.length) : '';
+  // an empty container (a new file's `{}`) has no style of its own to keep: formatted
+  const oneLine = container !== undefined && (container.children?.length ?? 0) > 0 && !/[\r\n]/.test(written);
+  if (plain.length === 1 && oneLine) {
+    const u = plain[0]!;
+    // `{"a": 1, "b": 2}`: the separator the user writes
+    const content = written.includes(', ') && u.content.startsWith(',') && !u.content.startsWith(', ') ? `, ${u.content.slice(1)}` : u.content;
+    return base.slice(0, u.offset) + content + base.slice(u.offset + u.length);
+  }
+  if (plain.length !== 1) return applyEdits(base, plain);
+  const formatted = modify(base, path, value, { isArrayInsertion, formattingOptions: jsonFormatting(base) });
+  if (formatted.length !== 1) return applyEdits(base, formatted);
+  const u = plain[0]!;
+  const f = formatted[0]!;
+  const solid = (text: string) => text.replace(/\s+/g, '').length;
+  const before = solid(base.slice(f.offset, u.offset));
+  const inserted = solid(u.content);
+  if (f.offset > u.offset || inserted === 0) return applyEdits(base, formatted);
+  // the formatted content's characters `before` … `before + inserted - 1` (whitespace not counted) are the edit's own
+  let seen = 0;
+  let start = -1;
+  let end = -1;
+  for (let i = 0; i < f.content.length; i++) {
+    if (/\s/.test(f.content[i]!)) continue;
+    if (seen === before) start = i;
+    if (seen === before + inserted - 1) { end = i + 1; break; }
+    seen++;
+  }
+  if (start < 0 || end < 0) return applyEdits(base, formatted);
+  // the whitespace jsonc puts before the edit's first character (a line break and indent) goes with it
+  let lead = start;
+  while (lead > 0 && /\s/.test(f.content[lead - 1]!) && solid(f.content.slice(0, lead - 1)) === before) lead--;
+  const text = u.content.match(/^\s*/)![0] === '' && /^[,\]}]/.test(f.content.slice(start)) ? f.content.slice(start, end) : f.content.slice(lead, end);
+  return base.slice(0, u.offset) + text + base.slice(u.offset + u.length);
 }
 
 // ---- TOML: the lines of one table -------------------------------------------------------------

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { CheckStatus } from '../doctor';
+import type { Check, CheckStatus } from '../doctor';
+import type { AgentInstallOptions, AgentUninstallOptions } from '../agent-install';
+import type { DoctorContext } from '../doctor';
 import type { SettingsFormat } from './settings-edit';
 import { otlpHeadersValue } from '../../config/otlp-token';
 import type { HookSpec } from './hook-spec';
@@ -105,7 +107,31 @@ export interface AgentSpec {
   testRecord(session: string, now: bigint, env: NodeJS.ProcessEnv): TestRecord;
   /** how the agent runs Beacon's hooks (hook-spec.ts): the half of the install that sees every call whatever the telemetry switches say */
   hooks?: HookSpec;
+  /** spellings beyond `aliases` that mean it (goose's: model/harness.ts) */
+  matches?(name: string): boolean;
+  /** a name that is not this agent though it looks like it, and why (said instead of "unknown agent") */
+  notThis?(name: string): string | undefined;
+  /** why it counts as present beyond its binaries and config directories (an app bundle, Beacon's own plugin of it) */
+  presentBy?(ctx: AgentContext): string | undefined;
+  /** the steps of an agent whose setup is not settings keys and hook entries (goose: its plugin directory and YAML config) */
+  ownSetup?: OwnSetup;
 }
+
+/**
+ * What only one agent's setup needs, run in place of the settings-file machinery by the same
+ * commands: install and uninstall say what they did, doctor gives the agent's checks after the
+ * collector's, send-test posts its own test records. Loaded when called, so that a doctor run for
+ * another agent never loads it.
+ */
+export interface OwnSetup {
+  install(o: AgentInstallOptions): string[];
+  uninstall(o: AgentUninstallOptions): string[];
+  /** every check of the agent, the collector's and the log's included, in the order a user fixes them */
+  doctor(ctx: DoctorContext): Promise<Check[]>;
+}
+
+/** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
+export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
 
 export function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || homedir();

@@ -6,6 +6,7 @@ import { tokenAttr } from '../attributes';
 import type { SessionStore, StoreFileReader } from '../store-registry';
 import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
+import { userPromptText } from './prompt-text';
 
 /**
  * Copilot CLI's session state: `$COPILOT_HOME` (else `~/.copilot`) `/session-state/<session id>/
@@ -19,8 +20,8 @@ import { AGENT } from './index';
  *   response id, the chat span's gen_ai.response.id: one event id for both paths), providerType,
  *   finishReason}}`: one per model call. `cost` is Copilot's premium-request accounting (0 with
  *   BYOK), not dollars: not recorded. `session.shutdown`'s totals are the session's sum: not a call.
- * - `user.message{content, transformedContent, messageId}`: the prompt; `transformedContent` is what
- *   Copilot sent (the user's text after its `<current_datetime>` line), as its OTLP export has it.
+ * - `user.message{content, transformedContent, messageId}`: the prompt is `content`, what the user
+ *   typed; `transformedContent` is what Copilot sent (its `<current_datetime>` line first).
  * - `assistant.message{toolRequests[]{toolCallId, name, arguments}}` and `tool.execution_complete
  *   {toolCallId, success, result{content}, shellExecution{exitCode}}`: a tool call and its outcome
  *   (a command that exited 2 is `success: true` with its exit code beside it).
@@ -53,8 +54,9 @@ class CopilotEvents implements StoreFileReader {
         this.usage(asObject(data.usage), time, asText(v.id));
         break;
       case 'user.message': {
-        // what Copilot sent (its `<current_datetime>` line first): the text its OTLP export records, so one prompt for both paths
-        const text = asText(data.transformedContent) ?? asText(data.content);
+        // what the user typed (Copilot's `<current_datetime>` line taken off what it sent): the text every path records
+        const sent = asText(data.content) ?? asText(data.transformedContent);
+        const text = sent === undefined ? undefined : userPromptText(sent);
         const key = asText(data.messageId) ?? asText(v.id);
         if (text && key) this.done.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${key}`), text)));
         break;

@@ -2,6 +2,7 @@ import type { NormalizedEvent } from '../../model/record';
 import type { SpanRecord } from '../../model/span';
 import { assistantText, lastUserText, promptEvent, responseEvent, type Agent } from '../agent-events';
 import { stringAttr, structuredAttr } from '../attributes';
+import { userPromptText } from './prompt-text';
 
 /**
  * A turn's prompt and answer from its `invoke_agent` span: with content capture on, Copilot CLI puts
@@ -20,7 +21,7 @@ export function turnEvents(agent: Agent, spans: readonly SpanRecord[]): Normaliz
       key: `${span.traceId}/${span.spanId}`,
     };
     const prompt = lastUserText(structuredAttr(span.attributes['gen_ai.input.messages']));
-    if (prompt !== undefined) out.push(promptEvent(agent, { ...o, time: span.startTimeUnixNano }, prompt));
+    if (prompt !== undefined) out.push(promptEvent(agent, { ...o, time: span.startTimeUnixNano }, userPromptText(prompt)));
     const answer = assistantText(structuredAttr(span.attributes['gen_ai.output.messages']));
     if (answer !== undefined) out.push(responseEvent(agent, { ...o, time: span.endTimeUnixNano }, answer));
   }

@@ -13,6 +13,7 @@ export const gooseHooks: HookAdapter = {
   platform: 'goose',
   events: SUBCOMMANDS,
   policyEvents: new Set(['pre-tool']),
+  replyStart: '{"decision":',
   read(event: string, payload: string, ctx: HookEventContext): HookReading {
     const p = parsePayload(payload);
     const events = hookEvents(event as Subcommand, p, ctx);

@@ -1,30 +1,54 @@
-import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureHookToken } from '../config/hook-token';
 import { otlpHeadersValue } from '../config/otlp-token';
 import { beaconBaseDir } from '../config/paths';
-import { isGooseName } from '../model/harness';
-import { checkPrivateDir, ensurePrivateDir, readChecked } from '../model/file-checks';
+import { checkPrivateDir } from '../model/file-checks';
 import { renderLauncher, writeLauncher } from './launcher';
-import { removeInTree, writeInTree } from '../model/tree-files';
 import { BeaconError } from '../model/errors';
-import { didYouMean } from '../model/suggest';
 import { escapeControls } from '../model/terminal';
 import { ENDPOINT_KEY, checkEditable, configureOtlp, otlpSnippet, readGooseConfig, revertOtlp, type OtlpEdit } from './goose-config';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, uninstallHooksFile } from './hooks-file';
+import { REGISTRATIONS, checkInstallable, installHooksFile, renderHooksJson, uninstallHooksFile } from './goose-hooks-file';
+import { readState, releaseLauncher, writeState } from './install-state';
 import { shellQuote } from '../model/shell-quote';
+import type { AgentInstallOptions, AgentUninstallOptions } from './agent-install';
 
-const GOOSE_AI = new Set(['gooseai', 'goose-ai', 'goose.ai']);
+/**
+ * goose's own setup steps (agents/goose.ts, its ownSetup): its hooks plugin, a directory Beacon
+ * writes whole, and — only when asked (--configure-otlp) — the two OTLP keys in its YAML
+ * config.yaml, which is otherwise the user's. Reached through `beacon install goose` like every
+ * other agent; only these steps are goose's.
+ */
 
-/** Install targets are named in Beacon's spellings; GooseAI (an inference service) is refused by name. */
-export function resolveHarness(name: string | undefined): 'goose' {
-  if (name === undefined) throw new BeaconError('usage', 'which harness? supported: goose (beacon install goose)');
-  if (isGooseName(name)) return 'goose';
-  if (GOOSE_AI.has(name.trim().toLowerCase())) {
-    throw new BeaconError('usage', `"${name}" is GooseAI, an LLM inference service from another company, not the goose agent; Beacon installs nothing for it. Did you mean "goose"?`);
-  }
-  throw new BeaconError('usage', `unsupported harness "${name}"${didYouMean(name, ['goose'])} (supported: goose)`);
+/** `beacon install goose`, from the options every agent's install gets. */
+const ONE_HALF = "goose's setup is its hooks plugin and (with --configure-otlp) its config.yaml's OTLP keys, in one step: --hooks-only and --otlp-only do not apply";
+
+export function installGooseAgent(o: AgentInstallOptions): string[] {
+  if (!o.halves.hooks || !o.halves.otlp) throw new BeaconError('usage', ONE_HALF);
+  const ctx: InstallContext = {
+    scope: o.scope, env: o.env, cwd: o.cwd, log: o.hooks.log, config: o.hooks.config, launcher: o.hooks.launcher,
+    node: o.hooks.node, hooksBundle: o.hooks.bundle, endpoint: o.target.base, ...(o.target.token ? { otlpToken: o.target.token } : {}),
+  };
+  return o.dryRun ? gooseDryRun(ctx, o.configureOtlp === true) : installGoose(ctx, o.configureOtlp === true);
+}
+
+/** What `beacon install goose` would do, changing nothing (the no-agent `beacon install` list). */
+function gooseDryRun(ctx: InstallContext, configure: boolean): string[] {
+  const loc = gooseLocations(ctx.env, ctx.cwd);
+  const file = hooksFile(ctx.scope === 'user' ? loc.userAgentsDir : loc.projectAgentsDir);
+  checkInstallable(file, ctx.scope === 'project' ? { root: ctx.cwd } : {});
+  const view = readGooseConfig(loc.configYaml);
+  return [
+    `would write ${file} (${REGISTRATIONS.length} hook registrations, ${ctx.scope} scope) and the hook launcher ${ctx.launcher}`,
+    view.endpoint === ctx.endpoint ? `${loc.configYaml} already exports to ${ctx.endpoint}` : configure ? `would set the OTLP endpoint in ${loc.configYaml}` : `would leave ${loc.configYaml} yours (--configure-otlp sets its OTLP endpoint)`,
+  ];
+}
+
+export function uninstallGooseAgent(o: AgentUninstallOptions): string[] {
+  // refused rather than ignored: `--otlp-only` must never take the plugin away
+  if (!o.halves.hooks || !o.halves.otlp) throw new BeaconError('usage', ONE_HALF);
+  return uninstallGoose({ scope: o.scope, env: o.env, cwd: o.cwd, launcher: o.launcher });
 }
 
 export interface InstallContext {
@@ -42,57 +66,6 @@ export interface InstallContext {
   endpoint: string;
   /** the collector's otlpToken, when set: goose reads its OTLP headers from its environment only */
   otlpToken?: string;
-}
-
-/**
- * What install did, so uninstall can undo exactly that: the hooks files it wrote (the launcher goes
- * with the last of them) and the config.yaml keys it set, with the values they replaced.
- */
-interface InstallState {
-  hooksFiles: string[];
-  /** directories above the plugin that install created (`.agents`, `.agents/plugins`): uninstall removes them when empty */
-  createdDirs?: string[];
-  otlp?: { path: string; edit: OtlpEdit };
-  /** the other agents' settings files install edited (src/setup/agent-install.ts), kept as they are here */
-  agents?: Record<string, unknown>;
-}
-
-export const statePath = (env: NodeJS.ProcessEnv) => join(beaconBaseDir(env), 'install-state.json');
-
-/** No install records more than this; a larger file is refused, not read. */
-const MAX_STATE_BYTES = 4 << 20;
-
-/**
- * Read as Beacon's own file (model/file-checks.ts): it names the files uninstall removes and
- * restores, so one another user could write or link is refused, not obeyed.
- */
-export function readState(env: NodeJS.ProcessEnv): InstallState {
-  const file = statePath(env);
-  let text: string;
-  try {
-    checkPrivateDir(dirname(file));
-    text = readChecked(file, MAX_STATE_BYTES).toString('utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { hooksFiles: [] };
-    throw e;
-  }
-  try {
-    const s = JSON.parse(text) as InstallState;
-    const strings = (a: unknown) => (Array.isArray(a) ? a.filter((f): f is string => typeof f === 'string') : []);
-    return { hooksFiles: strings(s.hooksFiles), createdDirs: strings(s.createdDirs), otlp: s.otlp, ...(s.agents && typeof s.agents === 'object' ? { agents: s.agents } : {}) };
-  } catch {
-    return { hooksFiles: [] };
-  }
-}
-
-export function writeState(env: NodeJS.ProcessEnv, state: InstallState): void {
-  const file = statePath(env);
-  if (state.hooksFiles.length === 0 && !state.otlp && !state.createdDirs?.length && Object.keys(state.agents ?? {}).length === 0) {
-    removeInTree(file);
-    return;
-  }
-  ensurePrivateDir(dirname(file));
-  writeInTree(file, `${JSON.stringify(state, null, 2)}\n`, { secret: true });
 }
 
 /** `beacon install goose`: both collection paths in one step; returns what it did, line by line. */
@@ -178,31 +151,3 @@ export function uninstallGoose(ctx: Pick<InstallContext, 'scope' | 'env' | 'cwd'
   return report;
 }
 
-/** An agent's install record runs the launcher when it holds hook entries or a plugin (agent-install-state.ts). */
-function agentUsesLauncher(record: unknown): boolean {
-  const r = record as { files?: Array<{ hooks?: unknown[] }>; plugin?: unknown; plugins?: unknown[] } | null;
-  return Boolean(r?.plugin) || (Array.isArray(r?.plugins) && r.plugins.length > 0) || (Array.isArray(r?.files) && r.files.some((f) => Array.isArray(f?.hooks) && f.hooks.length > 0));
-}
-
-/**
- * The launcher serves goose's hooks files and every agent's hook entries, at every scope: it goes
- * (with the directories it leaves empty) when the last of them is uninstalled, and stays before.
- */
-export function releaseLauncher(env: NodeJS.ProcessEnv, launcher: string): string[] {
-  const state = readState(env);
-  const users = [...state.hooksFiles, ...Object.entries(state.agents ?? {}).filter(([, r]) => agentUsesLauncher(r)).map(([k]) => `beacon install ${k.replace(/:user$/, '').replace(/:project$/, ' --scope project')}`)];
-  if (users.length > 0) return existsSync(launcher) ? [`kept the hook launcher ${launcher}: still used by ${users.join(', ')}`] : [];
-  if (!existsSync(launcher)) return [];
-  unlinkSync(launcher);
-  removeEmptyDirs(dirname(launcher), beaconBaseDir(env));
-  return [`removed the hook launcher ${launcher}`];
-}
-
-/** Removes `dir` and its parents while empty, never above `stop`. */
-function removeEmptyDirs(dir: string, stop: string): void {
-  for (let d = dir; d.startsWith(stop) && d.length >= stop.length; d = dirname(d)) {
-    if (!existsSync(d) || readdirSync(d).length > 0) break;
-    rmdirSync(d);
-    if (d === stop) break;
-  }
-}

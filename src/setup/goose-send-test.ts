@@ -5,13 +5,12 @@ import { openLogReadonly } from './read-log';
 import { inspectLog } from '../store/log/log-file';
 import type { Check, DoctorContext } from './doctor';
 import { gooseLocations, hooksFile } from './goose-paths';
-import { commandsIn, hookCommandLine, parseHookCommand } from './hooks-file';
+import { commandsIn, hookCommandLine, parseHookCommand } from './goose-hooks-file';
+import { TEST_SESSION_PREFIX } from './agents/spec';
 import { hooksLauncherPath } from '../config/paths';
 import { escapeControls } from '../model/terminal';
 import { resolve } from 'node:path';
 
-/** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
-export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
