@@ -226,7 +226,8 @@ function afterWords(spec: AgentSpec, o: AgentInstallOptions, hooks: boolean): st
     else report.push(`${spec.title} reads ${lines.map((l) => l.name).join(', ')} from its environment only: add ${lines.length === 1 ? 'this line' : 'these lines'} to ${rc.file} (then open a new shell):\n\n${lines.map((l) => `    ${rc.line(l)}`).join('\n')}\n`);
   }
   if (o.halves.otlp) {
-    if (o.capture) report.push(`content capture on: ${spec.title} will export ${spec.contentExport}. Beacon stores it in the event log (secrets redacted).`);
+    if (spec.noOtlp) report.push(spec.noOtlp);
+    else if (o.capture) report.push(`content capture on: ${spec.title} will export ${spec.contentExport}. Beacon stores it in the event log (secrets redacted).`);
     else report.push(`content capture off (pass --capture-content to export ${spec.contentExport})`);
   }
   if (hooks) report.push(`hooks: every prompt and tool call is recorded through Beacon's hooks, whatever the telemetry switches say`);

@@ -21,6 +21,8 @@ describe('beacon install cline: its hook files beside the user\'s', () => {
     writeFileSync(join(dir, 'PostToolUse.py'), 'print("{}")\n');
     const r = beaconIn(h, ['install', 'cline']);
     assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^no OTLP to set up: Cline sends its telemetry only to Cline's own endpoint/m);
+    assert.doesNotMatch(r.stdout, /content capture/, 'no content switch to speak of: Cline exports nothing to Beacon');
     assert.deepEqual(readdirSync(dir).sort(), ['PostToolUse.py', 'PreToolUse', ...BEACON_FILES].sort());
     const pre = readFileSync(join(dir, 'PreToolUse.bash'), 'utf8');
     assert.match(pre, /^#!\/bin\/sh\n/);
