@@ -6,7 +6,7 @@
  * Beacon's disjoint buckets with the mock's numbers, the prompt, and Cline's deny shape.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hookAdapter } from '../../src/sources/hook-registry';
@@ -85,6 +85,16 @@ describe('Cline session store', () => {
     const failed = events.find((e) => e.record.event.action === 'tool.failed')!;
     assert.equal(failed.record.command?.exit_code, 2);
     assert.equal(failed.record.gen_ai?.tool?.call?.id, 'call_beacon_0002');
+  });
+
+  it('a call not yet answered (the file read mid-turn, as the collector\'s follow does) is left for the read that has its result', () => {
+    const { file } = placed();
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const cut = doc.messages.findIndex((m: { content: Array<{ tool_use_id?: string }> }) => m.content.some((b) => b.tool_use_id === 'call_beacon_0002'));
+    writeFileSync(file, JSON.stringify({ ...doc, messages: doc.messages.slice(0, cut) }));
+    const { events } = readSessionFile(store, { path: file }, (w) => assert.fail(w));
+    assert.deepEqual(events.filter((e) => e.record.gen_ai?.tool).map((e) => e.record.gen_ai?.tool?.call?.id), ['call_beacon_0001']);
+    assert.equal(events.filter((e) => e.record.event.action === 'model.invoked').length, 2, 'the call that asked for it is complete, and counted');
   });
 });
 

@@ -72,13 +72,13 @@ class ClineMessages implements StoreFileReader {
   private toolCall(b: Block, result: Block | undefined, time: bigint): NormalizedEvent | undefined {
     const callId = asText(b.id);
     const name = asText(b.name);
-    if (!callId || !name) return undefined;
+    // Not yet answered: the file is rewritten each turn, so a later read has its result (one event then, not an outcome-less one now).
+    if (!callId || !name || !result) return undefined;
     const content = result?.content;
-    const outcome = result ? clineOutcome(typeof content === 'string' ? parseJson(content) : content) : undefined;
+    const outcome = clineOutcome(typeof content === 'string' ? parseJson(content) : content);
     const ev = toolCallEvent(AGENT, this.at(time, `tool:${callId}`), {
-      name, callId, args: b.input,
-      ...(outcome ? { success: !outcome.failed } : {}),
-      ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+      name, callId, args: b.input, success: !outcome.failed,
+      ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
     });
     return withResult(ev, typeof content === 'string' ? content : resultText(content) ?? (content !== undefined ? JSON.stringify(content) : undefined));
   }
