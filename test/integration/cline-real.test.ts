@@ -33,13 +33,14 @@ interface Lab {
   done(): Promise<void>;
 }
 
-async function lab(): Promise<Lab> {
+/** `follow`: the collector follows Cline's store as it is written (importFollow), the home its own. */
+async function lab(follow = false): Promise<Lab> {
   const base = tempDir('cline-real-');
   const home = join(base, 'home');
   const work = join(base, 'work');
   const note = join(work, 'beacon-lab-note.txt');
   const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command: COMMAND } });
-  const collector = await startCollector();
+  const collector = await startCollector(follow ? { env: { HOME: home, BEACON_IMPORT_FOLLOW: 'cline' } } : {});
   mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port: collector.port, log: collector.log } }));
   const beacon = (args: string[], env: NodeJS.ProcessEnv = {}) =>
@@ -140,6 +141,28 @@ describe('Cline, set up by beacon install cline alone', () => {
       assert.deepEqual(usage, [[900, 300, 40], [900, 300, 40], [500, 1000, 25]]);
       assert.deepEqual(records.filter((r) => r.event.action === 'tool.failed').map((r) => [r.command?.command, r.command?.exit_code]), [[COMMAND, 2]]);
       assert.ok(records.some((r) => r.event.action === 'file.modified' && r.file?.path === l.note));
+    } finally {
+      await l.done();
+    }
+  });
+
+  it('with the collector following Cline\'s store (importFollow: cline), no import is run: the same one row per call, each model call once, mid-turn reads adding nothing', { timeout: 150_000 }, async (t) => {
+    const bin = skipWithout(t);
+    if (!bin) return;
+    const l = await lab(true);
+    try {
+      assert.equal(l.beacon(['install', 'cline']).status, 0);
+      const run = await runCline({ bin, home: l.home, workdir: l.work, mockUrl: l.mock.url, prompt: PROMPT });
+      assert.equal(run.code, 0, run.stderr.slice(-1500));
+      let mine: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (let i = 0; i < 40 && mine.filter((r) => r.event.action === 'model.invoked').length < 3; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        mine = jsonl(String(l.beacon(['events', '--json', '--log', l.collector.log]).stdout)).filter((r) => r.harness.name === 'cline');
+      }
+      assert.deepEqual(mine.filter((r) => r.event.action === 'model.invoked').map((r) => r.gen_ai.usage.input_tokens), [900, 900, 500]);
+      assert.deepEqual(mine.filter((r) => r.event.action === 'prompt.submitted').map((r) => r.prompt?.text), [PROMPT]);
+      const tools = mine.filter((r) => r.harness.collection_method === 'poll' && r.gen_ai?.tool).map((r) => [r.gen_ai.tool.call.id, r.event.action]);
+      assert.deepEqual(tools, [['call_beacon_0001', 'file.modified'], ['call_beacon_0002', 'tool.failed']], 'each call once from the store, with its outcome');
     } finally {
       await l.done();
     }
