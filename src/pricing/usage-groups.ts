@@ -24,7 +24,7 @@ export const emptyPricedGroup = (key: string): PricedGroup => ({
 /** Prices usage rows (one per group, model, provider) and folds them into groups by `keyOf`; insertion order is first appearance. */
 export class UsagePricer {
   private readonly cache = new Map<string, ReturnType<typeof matchModel>>();
-  constructor(private readonly catalog: Catalog, private readonly overrides?: Overrides) {}
+  constructor(readonly catalog: Catalog, readonly overrides?: Overrides) {}
 
   estimate(r: UsageRow): number | undefined {
     const k = `${r.model}\u0000${r.provider}`;

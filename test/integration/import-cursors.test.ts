@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { EventLog } from '../../src/store/log/event-log';
+import { listJoined } from '../../src/store/queries/joined-events';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { tempDir } from '../helpers/paths';
 
@@ -91,6 +93,38 @@ describe('beacon import: file cursors', () => {
     const turn2 = records(log).find((x) => x.gen_ai?.response?.id === 'resp_2');
     assert.deepEqual([turn2.session.id, turn2.model, turn2.gen_ai.provider.name, turn2.harness.version, turn2.gen_ai.usage.input_tokens], [THREAD, 'gpt-5-mock', 'mock', '0.171.0', 1002]);
     assert.equal(records(log).length, 9);
+  });
+
+  it("Copilot CLI's events.jsonl is read from where it stopped, its session and version carried over; a tool call waiting for its result is read again with it", () => {
+    const h = tempDir('cursor-copilot-');
+    const dir = join(h, '.copilot', 'session-state', 'f85f4dcf-2aa5-4c0c-9bc4-779fe0aa71a0');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, 'events.jsonl');
+    const at = (s: string) => `2026-11-22T09:00:${s}.000Z`;
+    const ev = (s: string, type: string, data: unknown) => line({ type, data, id: `${type}-${s}`, timestamp: at(s), parentId: null });
+    const usage = (s: string, n: number) => ev(s, 'session.usage_record', { usage: { model: 'gpt-4.1', inputTokens: 900 + n, outputTokens: 40, cacheReadTokens: 300, cacheWriteTokens: 0, reasoningTokens: 0, apiCallId: `chatcmpl-${n}`, providerType: 'openai' } });
+    const start = ev('00', 'session.start', { sessionId: 'f85f4dcf-2aa5-4c0c-9bc4-779fe0aa71a0', copilotVersion: '1.0.102', selectedModel: 'gpt-4.1' });
+    writeFileSync(file, start + ev('01', 'user.message', { content: 'first', messageId: 'm1' }) + usage('02', 1), { mode: 0o600 });
+    const log = join(tempDir('cursor-log-'), 'events.db');
+    importOnce(h, log);
+    const request = ev('03', 'assistant.message', { toolRequests: [{ toolCallId: 'call_1', name: 'bash', arguments: { command: 'ls /nope' } }] });
+    appendFileSync(file, usage('04', 2));
+    let r = importOnce(h, log);
+    assert.equal(bytesRead(r.stdout, 'copilot-cli'), Buffer.byteLength(usage('04', 2)), 'only the appended line');
+    const second = records(log).find((x) => x.gen_ai?.response?.id === 'chatcmpl-2');
+    assert.deepEqual([second.session.id, second.harness.version], ['f85f4dcf-2aa5-4c0c-9bc4-779fe0aa71a0', '1.0.102']);
+    // a tool call waiting for its result holds the resume point: its request line is read again with the result
+    const done = ev('05', 'tool.execution_complete', { toolCallId: 'call_1', success: false, shellExecution: { exitCode: 2 }, result: { content: 'ls: cannot access' } });
+    appendFileSync(file, request);
+    appendFileSync(file, done);
+    r = importOnce(h, log);
+    assert.equal(bytesRead(r.stdout, 'copilot-cli'), Buffer.byteLength(request + done));
+    const db = EventLog.open(log, { readonly: true });
+    const calls = listJoined(db, { sessionId: 'f85f4dcf-2aa5-4c0c-9bc4-779fe0aa71a0' }).filter((x) => x.kind === 'tool_call');
+    db.close();
+    assert.equal(calls.length, 1, `${calls.length} tool rows`);
+    assert.ok(records(log).some((x) => x.event.action === 'tool.failed' && x.command?.exit_code === 2));
+    assert.equal(records(log).filter((x) => x.event.action === 'model.invoked').length, 2);
   });
 
   it('a message whose last line may still come, and a tool call waiting for its result, are read again from their first line', () => {

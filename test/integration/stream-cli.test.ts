@@ -142,6 +142,22 @@ describe('beacon stream goose: goose run without -q', () => {
     assert.equal(evs.filter((e) => e.event.action === 'agent.unknown').length, 1, 'only the fixture\'s own non-JSON line');
   });
 
+  it("goose 1.51's banner (display_session_info: an empty line, the goose art with the session): the same session and directory, no line stored", () => {
+    // as goose 1.51 prints it on a pipe (real runs: ollama, openrouter); styled on a terminal
+    const banner151 = ['', '    __( O)>  \u25cf new session \u00b7 ollama qwen3-coder:30b', '   \\____)    20261202_9 \u00b7 /home/alice/src/my app \u00b7 v2', '     L L     goose is ready'].join('\n');
+    for (const text of [banner151, banner151.replace('20261202_9', '\u001b[2m20261202_9\u001b[0m').replace('goose is ready', '\u001b[1mgoose is ready\u001b[0m')]) {
+      const log = join(tempDir(), 'e.db');
+      const r = pipe(['--log', log], Buffer.concat([Buffer.from(`${text}\n`), readFileSync(FIXTURE)]));
+      assert.equal(r.status, 0, r.stderr);
+      const evs = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
+      assert.ok(evs.length > 0);
+      assert.ok(evs.every((e) => e.session?.id === '20261202_9'), JSON.stringify(evs.map((e) => e.session?.id)));
+      assert.ok(evs.every((e) => e.session?.working_directory === '/home/alice/src/my app \u00b7 v2'));
+      assert.ok(!evs.some((e) => /goose is ready|new session|____/.test(JSON.stringify(e))), 'no banner line stored');
+      assert.equal(evs.filter((e) => e.event.action === 'agent.unknown').length, 1, 'only the fixture\'s own non-JSON line');
+    }
+  });
+
   it('--session wins over the banner; a banner-like line after the first record is an ordinary unknown line', () => {
     const log = join(tempDir(), 'e.db');
     const late = Buffer.concat([readFileSync(FIXTURE), Buffer.from('    session id: forged\n')]);

@@ -97,9 +97,9 @@ describe('beacon token-usage', () => {
   });
 
   it('prints an aligned table with totals and labels the two costs apart', () => {
-    const r = runBeacon(['token-usage', '--log', path, '--by', 'session'], { HOME: tempDir() });
+    const r = runBeacon(['token-usage', '--log', path, '--by', 'session'], { HOME: tempDir(), COLUMNS: '' });
     const lines = r.stdout.split('\n');
-    assert.match(lines[0]!, /^SESSION\s+CALLS\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+TOTAL TOKENS\s+REASONING\s+REPORTED\s+EST\. LIST$/);
+    assert.match(lines[0]!, /^SESSION\s+LAST ACTIVITY\s+AGENT\s+MODELS\s+REPOSITORY\s+CALLS\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+TOTAL TOKENS\s+REASONING\s+REPORTED\s+EST\. LIST$/);
     assert.match(r.stdout, /^TOTAL\s+6\s/m);
     assert.match(r.stdout, /list-price estimate/);
     assert.match(r.stdout, /unpriced: 1 model call of my-local-model/);

@@ -14,7 +14,7 @@ import { BeaconError } from '../../model/errors';
 export const spec = {
   name: 'beacon collector',
   summary: 'run the OTLP collector (HTTP and gRPC) in the foreground (--detach: in the background)',
-  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--grpc-port ${CONFIG_KEYS.grpcPort.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--detach | --stop]`,
+  usage: `[--host ${CONFIG_KEYS.host.default}] [--port ${CONFIG_KEYS.port.default}] [--grpc-port ${CONFIG_KEYS.grpcPort.default}] [--log PATH] [--config FILE] [--max-body-bytes N] [--allow-remote] [--json] [--detach | --stop]`,
   description: `Runs the OTLP collector in the foreground (service managers run it so): OTLP/HTTP on --port and
 OTLP/gRPC on --grpc-port, both on --host, and writes the agents' records to the SQLite event log. Stops
 cleanly on Ctrl-C / SIGTERM. Where there is no systemd user session or launchd for beacon service,
@@ -28,6 +28,7 @@ that writes the log; nothing restarts it.`,
     config: { type: 'string', arg: 'FILE', help: 'the config file (default ~/.beacon/endpoint/config.json)' },
     'max-body-bytes': configOption('maxBodyBytes'),
     'allow-remote': configOption('allowRemote'),
+    json: { type: 'boolean', help: 'the ready and stopped lines as JSON log records on a terminal too (they are on a pipe or file)' },
     detach: { type: 'boolean', help: 'run in the background once it listens (no systemd user session or launchd)' },
     stop: { type: 'boolean', help: 'stop the collector that writes the log (SIGTERM), and wait for it' },
   },
@@ -71,7 +72,11 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
     throw explainListenError(e, config.host, config.port);
   });
   const grpc = service.grpc.health();
-  logger.info({ address: service.url, grpc: grpc.state === 'listening' ? grpc.address : grpc.state, log: config.log }, 'collector ready');
+  // A person at a terminal reads one sentence; a pipe, a file or a supervisor reads the JSON record.
+  const human = process.stdout.isTTY === true && values.json !== true;
+  const grpcText = grpc.state === 'listening' ? grpc.address : grpc.state;
+  if (human) say(`collector ready: OTLP/HTTP ${service.url}, OTLP/gRPC ${grpcText}, writing ${config.log} (Ctrl-C stops it; beacon doctor checks an agent's setup)`);
+  else logger.info({ address: service.url, grpc: grpcText, log: config.log }, 'collector ready');
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -80,7 +85,9 @@ export async function run(argv: string[], { env }: Pick<CommandIO, 'env'>): Prom
       stopping = true;
       const started = Date.now();
       await service.stop();
-      logger.info({ signal, ms: Date.now() - started, ...service.http.receiver.stats }, 'collector stopped');
+      const stats = service.http.receiver.stats;
+      if (human) say(`collector stopped (${signal}, ${Date.now() - started} ms)`);
+      else logger.info({ signal, ms: Date.now() - started, ...stats }, 'collector stopped');
       resolve(code);
     };
     // A collector that cannot store exits non-zero, so systemd/launchd restart it.

@@ -7,6 +7,10 @@ import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
 import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
+import { compactCells, shortId, shortTime } from '../table';
+
+/** The compact layout's TOKENS: `600/98/12700/0` (in/out/cache r/w, `-` for none) as its total, `13,398`. */
+const tokenTotal = (cell: string) => (cell === '' ? cell : cell.split('/').reduce((a, t) => a + (Number(t) || 0), 0).toLocaleString('en-US'));
 import { startPager } from '../pager';
 import type { EventLog, ListFilter } from '../../store/log/event-log';
 import { listJoined } from '../../store/queries/joined-events';
@@ -113,11 +117,11 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
         return 0;
       }
       lines = rows.length;
-      if (rows.length) table = formatTable([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width, undefined, { column: 5, minWidth: WHAT_MIN_WIDTH });
+      if (rows.length) table = formatTable(compactCells([TABLE_HEADER, ...rows.map((r) => summaryRow(JSON.parse(r.record), r.tsNs, utc))], width, { 0: shortTime, 4: shortId, 6: tokenTotal }), width, undefined, { column: 5, minWidth: WHAT_MIN_WIDTH });
     } else {
       const items = listJoined(log, filter, limit);
       lines = items.length;
-      if (items.length) table = formatTable([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH });
+      if (items.length) table = formatTable(compactCells([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, { 0: shortTime, 5: shortId, 7: tokenTotal }), width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH });
     }
     if (table === undefined) out('no events match');
     else for (const line of table.split('\n')) await writeLine(line);

@@ -3,10 +3,12 @@ import { BeaconError } from '../../model/errors';
 import { harnessOption } from '../../model/harness';
 import { formatDisplayTime, formatDuration, formatTimestamp } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
+import { costDecimals, costRounder } from '../../pricing/precision';
 import { UsagePricer } from '../../pricing/usage-groups';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
-import { formatTable, terminalWidth, usd } from '../format';
+import { usd } from '../format';
+import { chooseLayout, renderTable, shortId, shortTime, tableWidth, wrapAtSpaces, type Column } from '../table';
 import { openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/queries/sessions';
@@ -83,28 +85,37 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       };
     });
     if (values.json) {
-      for (const { _durationNs, ...r } of rows) await writeLine(JSON.stringify(r)); // eslint-disable-line @typescript-eslint/no-unused-vars
+      const round = costRounder(costDecimals(pricer.catalog, pricer.overrides));
+      for (const { _durationNs, ...r } of rows) await writeLine(JSON.stringify(r, round)); // eslint-disable-line @typescript-eslint/no-unused-vars
       return 0;
     }
     if (rows.length === 0) {
       out('no sessions match');
       return 0;
     }
-    const header = ['SESSION', 'AGENT', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
-    const table = formatTable(
-      [
-        header,
-        ...rows.map((r) => [
-          r.id, r.harness ?? '-', r.start, formatDuration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
-          `${r.model_calls}/${r.tool_calls}`, `${r.failed_calls}/${r.denied_calls}`,
-          `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}`,
-          `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}`,
-        ]),
-      ],
-      terminalWidth(env),
-    );
+    type Row = (typeof rows)[number];
+    const tokens = (r: Row) => r.tokens.input + r.tokens.output + r.tokens.cache_read + r.tokens.cache_write;
+    const unpriced = (r: Row) => (r.unpriced_models.length ? '*' : '');
+    const columns: Column<Row>[] = [
+      { header: 'SESSION', show: 'key', cell: (r) => r.id, compactCell: (r) => shortId(r.id) },
+      { header: 'AGENT', show: 'keep', cell: (r) => r.harness ?? '-' },
+      { header: 'START', show: 'keep', cell: (r) => r.start, compactCell: (r) => shortTime(r.start) },
+      { header: 'DURATION', show: 'wide', cell: (r) => formatDuration(r._durationNs) },
+      { header: 'REPOSITORY', show: 'wide', cell: (r) => (r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-') },
+      { header: 'MODELS', show: 'wide', cell: (r) => r.models.join(', ') || '-' },
+      { header: 'CALLS model/tool', show: 'wide', cell: (r) => `${r.model_calls}/${r.tool_calls}` },
+      { header: 'FAILED/DENIED', show: 'wide', cell: (r) => `${r.failed_calls}/${r.denied_calls}` },
+      { header: 'TOKENS in/out/cache r/w', show: 'wide', cell: (r) => `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}` },
+      { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => tokens(r).toLocaleString('en-US') },
+      { header: 'COST reported | est. list', show: 'wide', cell: (r) => `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}` },
+      { header: 'COST', show: 'compact', align: 'right', cell: (r) => `${usd(r.estimated_cost_usd ?? r.reported_cost_usd)}${unpriced(r)}` },
+    ];
+    const width = tableWidth(env);
+    const layout = chooseLayout(columns, rows, width);
+    const table = renderTable(columns, rows, width, layout).join('\n');
     for (const line of table.split('\n')) await writeLine(line);
     if (page.total > rows.length) out(`${rows.length} of ${page.total} sessions shown (--limit)`);
+    if (layout === 'compact') for (const l of wrapAtSpaces('COST: the list-price estimate (else the reported cost); * some calls unpriced. A wider terminal shows every column, --json the whole ids.', width)) out(l);
     return 0;
   } finally {
     log.close();

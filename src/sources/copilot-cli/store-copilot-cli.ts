@@ -3,7 +3,7 @@ import type { NormalizedEvent } from '../../model/record';
 import type { Attributes } from '../../model/span';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
-import type { SessionStore, StoreFileReader } from '../store-registry';
+import type { ReaderContext, SessionStore, StoreFileReader } from '../store-registry';
 import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 import { userPromptText } from './prompt-text';
@@ -37,6 +37,12 @@ interface Pending {
 class CopilotEvents implements StoreFileReader {
   private sessionId?: string;
   private version?: string;
+
+  constructor(context?: ReaderContext) {
+    if (typeof context?.sessionId === 'string') this.sessionId = context.sessionId;
+    if (typeof context?.version === 'string') this.version = context.version;
+  }
+
   private readonly tools = new Map<string, Pending>();
   private readonly done: NormalizedEvent[] = [];
 
@@ -121,6 +127,23 @@ class CopilotEvents implements StoreFileReader {
     if (withText) this.done.push(withText);
   }
 
+  // Each line is whole (a usage record is one call, a prompt one message); only a tool call waits
+  // for its result: events are settled as read, and a follow resumes mid-file between tool calls.
+  settled(): NormalizedEvent[] {
+    return inTimeOrder(this.done.splice(0));
+  }
+
+  idle(): boolean {
+    return this.tools.size === 0;
+  }
+
+  context(): ReaderContext | undefined {
+    const c: ReaderContext = {};
+    if (this.sessionId !== undefined) c.sessionId = this.sessionId;
+    if (this.version !== undefined) c.version = this.version;
+    return c;
+  }
+
   end(): NormalizedEvent[] {
     // A call without a result (interrupted, or the session still running): recorded as invoked, outcome unknown.
     for (const [callId, use] of this.tools) {
@@ -139,5 +162,5 @@ export const copilotCliStore: SessionStore = {
   root: (home, env) => join(env?.COPILOT_HOME || join(home, '.copilot'), 'session-state'),
   depth: 2,
   isSessionFile: (relative) => /^[^/]+\/events\.jsonl$/.test(relative),
-  reader: () => new CopilotEvents(),
+  reader: (_file, context) => new CopilotEvents(context),
 };

@@ -12,6 +12,15 @@ export type ParserOptions = StreamStateOptions;
 const SGR = /\u001b\[[0-9;]*m/g;
 const BANNER_START = /^(starting|resuming) session \|/;
 const BANNER_FIELD = /^\s+(session id|working directory):\s+(.+?)\s*$/;
+/**
+ * goose 1.51's banner (goose-cli `session/output.rs`, `display_session_info`, after an empty line):
+ * `__( O)>  ● new session · <provider> <model>`, `\____)  <id> · <cwd>`, `L L  goose is ready`,
+ * each indented and spaced as the terminal art needs (seen: four spaces before the goose, four
+ * after `\____)`). The id is one word; the directory is the rest of the line, whatever it holds.
+ */
+const GOOSE_151_HEAD = /^\s*__\( O\)>\s+● (new|resumed?) session\b/;
+const GOOSE_151_ID = /^\s*\\____\)\s+(\S+) · (.+?)\s*$/;
+const GOOSE_151_READY = /^\s*L L\s+goose is ready\s*$/;
 
 /**
  * `goose run --output-format stream-json` → normalized harness events, one input line at a time,
@@ -74,13 +83,20 @@ export class GooseStreamParser extends StreamState {
   }
 
   /**
-   * A line of goose's startup banner (`starting session | provider: … model: …`, then the session id
-   * and working directory, indented): consumed, its session id and directory kept. Only before the
-   * first JSON record, so an agent's own output can never pose as one.
+   * A line of goose's startup banner (before 1.51: `starting session | provider: … model: …`, then
+   * the session id and working directory, indented; 1.51: the three lines of GOOSE_151_*): consumed,
+   * its session id and directory kept. Only before the first JSON record, so an agent's own output
+   * can never pose as one.
    */
   private bannerLine(text: string): boolean {
     const t = text.replace(SGR, '');
-    if (BANNER_START.test(t)) return true;
+    if (BANNER_START.test(t) || GOOSE_151_HEAD.test(t) || GOOSE_151_READY.test(t)) return true;
+    const id = GOOSE_151_ID.exec(t);
+    if (id) {
+      this.streamSessionId = id[1];
+      this.workingDirectory = id[2];
+      return true;
+    }
     const m = BANNER_FIELD.exec(t);
     if (!m) return false;
     if (m[1] === 'session id') this.streamSessionId = m[2];
