@@ -143,6 +143,18 @@ describe('agent sources: what the export says, kept (issues 30 and 33)', () => {
     assert.equal(ok!.record.command?.exit_code, 0);
   });
 
+  it("Copilot CLI: a shell span without its arguments (content capture off) is tool.failed with the process's exit code", () => {
+    const span = {
+      traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), parentSpanId: '', name: 'execute_tool bash bash', kind: 1, startTimeUnixNano: at(0), endTimeUnixNano: at(93),
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.conversation.id': 'cp1', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.id': 'call_2', 'process.executable.name': 'bash', 'process.exit.code': 2 },
+      status: { code: 0, message: '' }, resource: { 'service.name': 'github-copilot' }, scope: { name: 'github.copilot', version: '1.0.102' },
+    };
+    const [ev] = spanEvents([span]).events.filter((e) => e.record.gen_ai?.tool);
+    assert.equal(ev!.record.event.action, 'tool.failed');
+    assert.equal(ev!.record.command?.exit_code, 2);
+    assert.equal(ev!.record.command?.duration_ms, 93);
+  });
+
   it("an agent's placeholder for a withheld prompt is stored as content not included, never as the prompt", () => {
     const events = logEvents([
       logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'user_prompt', 'session.id': 's1', prompt: '<REDACTED>', prompt_length: '40' }),
