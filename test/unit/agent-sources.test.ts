@@ -181,6 +181,15 @@ describe('agent sources: what the export says, kept (issues 30 and 33)', () => {
     assert.equal(q!.record.gen_ai?.provider?.name, 'openai');
   });
 
+  it("Codex: a model call exported in a later request than its conversation's start still has the provider", () => {
+    const codex = { 'service.name': 'codex_exec' };
+    assert.deepEqual(logEvents([logRecord(codex, { 'event.name': 'codex.conversation_starts', 'conversation.id': 'c-later', provider_name: 'Mock' })]).events, []);
+    const [call] = logEvents([logRecord(codex, { 'event.name': 'codex.sse_event', 'event.kind': 'response.completed', 'conversation.id': 'c-later', model: 'gpt-5-mock', input_token_count: 500, output_token_count: 25 })]).events;
+    assert.equal(call!.record.gen_ai?.provider?.name, 'mock');
+    const [other] = logEvents([logRecord(codex, { 'event.name': 'codex.sse_event', 'event.kind': 'response.completed', 'conversation.id': 'c-other', model: 'gpt-5-mock', input_token_count: 5, output_token_count: 2 })]).events;
+    assert.equal(other!.record.gen_ai?.provider, undefined, "another conversation's provider is never guessed");
+  });
+
   it("the recorded exports: Codex's provider and request duration, Claude's tool duration, no Node version for Gemini", () => {
     const codexCalls = eventsOf('codex').filter((e) => e.record.event.action === 'model.invoked').map((e) => e.record.gen_ai);
     assert.deepEqual(codexCalls.map((c) => [c?.provider?.name, c?.duration_ms]), [['mock', 9], ['mock', 8]]);
