@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { TOOL_ACTION_SQL } from '../queries/tool-calls';
 import type { EventRow } from './row';
 
 /**
@@ -32,6 +31,8 @@ export const PAIRED_CALL_PREFIX = 'beacon:';
 const NOT_PAIRED = `tool_call_id IS NOT NULL AND substr(tool_call_id, 1, ${PAIRED_CALL_PREFIX.length}) <> '${PAIRED_CALL_PREFIX}'`;
 const PAIRED = `substr(tool_call_id, 1, ${PAIRED_CALL_PREFIX.length}) = '${PAIRED_CALL_PREFIX}'`;
 const TOOL_NAME = "json_extract(record, '$.gen_ai.tool.name')";
+/** a record of the call itself, not a decision on it (an approval names its tool too) */
+const NOT_DECISION = "substr(action, 1, 9) <> 'approval.'";
 
 type Rec = { gen_ai?: { tool?: { name?: unknown; call?: { id?: unknown; arguments?: unknown } } }; raw?: { hook_phase?: unknown; paired_call?: unknown } };
 type Holder = { seq: bigint; tsNs: bigint; toolCallId: string; args: string | null };
@@ -74,7 +75,7 @@ export class StoredCallJoins {
     const startNs = started ?? row.tsNs;
     const holders = this.q(
       `SELECT seq, ts_ns AS tsNs, tool_call_id AS toolCallId, json_extract(record, '$.gen_ai.tool.call.arguments') AS args FROM events o
-       WHERE session_id = ? AND harness = ? AND method = 'otlp' AND ts_ns BETWEEN ? AND ? AND ${NOT_PAIRED} AND ${TOOL_NAME} = ? AND ${TOOL_ACTION_SQL}
+       WHERE session_id = ? AND harness = ? AND method = 'otlp' AND ts_ns BETWEEN ? AND ? AND ${NOT_PAIRED} AND ${TOOL_NAME} = ? AND ${NOT_DECISION}
          AND NOT EXISTS (SELECT 1 FROM events h WHERE h.session_id = o.session_id AND h.harness = o.harness AND h.method = 'hook' AND h.tool_call_id = o.tool_call_id)`,
     ).safeIntegers(true).all(row.sessionId, row.harness, startNs - CALL_JOIN_WINDOW_NS, row.tsNs + CALL_JOIN_WINDOW_NS, name) as Holder[];
     const args = argsOf(rec);
