@@ -116,7 +116,7 @@ const COLUMN_FIELDS = new Set<string>(ROW_COLUMNS.map((c) => c.field));
 
 function checkRow(o: Record<string, unknown>, path: string): EventRow {
   const bad = (what: string) => new BadSegment(`spool segment ${path}: ${what}`);
-  const row: Record<string, unknown> = { ...o, dropIfChatChildStored: o.dropIfChatChildStored === true, ...(o.mergeWithStored === true ? { mergeWithStored: true } : {}) };
+  const row: Record<string, unknown> = { ...o, dropIfChatChildStored: o.dropIfChatChildStored === true, ...(o.mergeWithStored === true ? { mergeWithStored: true } : {}), ...(o.joinCall === true ? { joinCall: true } : {}) };
   for (const c of ROW_COLUMNS) {
     if (!EXPECTED[c.kind].ok(o[c.field])) throw bad(`${c.field} is not ${EXPECTED[c.kind].what}`);
     if (c.kind === 'ns') row[c.field] = BigInt(o[c.field] as string);

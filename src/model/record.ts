@@ -131,6 +131,12 @@ export interface NormalizedEvent {
    * store beside its OTLP export): the store merges it into that record instead of adding a second
    */
   mergeWithStored?: boolean;
+  /**
+   * set on a tool call record of an agent some of whose paths send no call id (Gemini CLI's and
+   * Copilot CLI's hooks, Gemini's tool log record): the store gives it the id another path's record
+   * of the same call holds, or gives it that record's (store/log/call-join.ts)
+   */
+  joinCall?: boolean;
 }
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */

@@ -13,9 +13,9 @@ import type { Extraction } from './source';
  *
  * Read: `api_response` (one per model call, with usage), `api_error` (a failed call), `user_prompt`,
  * `tool_call` (one per tool call; Qwen's has the model's call id as `call_id` from 0.24, Gemini's
- * none — only its spans do, and reading those too would make a second event for the call). The
- * spans (Gemini's `llm_call`, Qwen's `llm_request` from 0.24, repeat the usage) and the metrics
- * (per-session sums) are counted only.
+ * none — only its `tool_call` span does, which Gemini's source reads for that id alone and the store
+ * folds into this record: gemini-cli/tool-spans.ts). The other spans (Gemini's `llm_call`, Qwen's
+ * `llm_request` from 0.24, repeat the usage) and the metrics (per-session sums) are counted only.
  */
 export function geminiStyleLogs(agent: Agent, prefix: string, records: readonly LogRecord[]): Extraction {
   return readLogRecords(records, (rec) => logEvent(agent, prefix, rec));

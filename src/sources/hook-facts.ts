@@ -29,6 +29,8 @@ export interface HookToolCall {
   input: unknown;
   /** the model's call id, where the payload has it (so the hook's records and the OTLP export's join) */
   callId?: string;
+  /** the call id is Beacon's pairing of the call (`beacon:<key>.<n>`), not the agent's: the store may give the call the agent's id (store/log/call-join.ts) */
+  paired?: boolean;
   /** post-tool: the call failed (the agent's failure event, an error, a non-zero exit code) */
   failed?: boolean;
   exitCode?: number;
@@ -94,7 +96,7 @@ function withPairedId(agent: HookAgent, f: HookFacts, tool: HookToolCall, ctx: H
   if (f.phase !== 'pre-tool' && f.phase !== 'post-tool') return tool;
   const key = `beacon:${createHash('sha256').update(JSON.stringify([tool.name, tool.input ?? null])).digest('hex').slice(0, 24)}`;
   const callId = ctx.pairCall(f.sessionId, key, f.phase === 'pre-tool' ? 'pre' : 'post');
-  return callId ? { ...tool, callId } : tool;
+  return callId ? { ...tool, callId, paired: true } : tool;
 }
 
 /**
@@ -117,7 +119,9 @@ function toolEvent(agent: HookAgent, f: HookFacts, tool: HookToolCall, ctx: Hook
   r.event.fidelity = phase === 'post' ? cls.fidelity : 'observed';
   if (failed) r.severity = 'high';
   applyToolClassification(r, cls);
-  r.raw = { ...r.raw, ...hookTrace(f.event, f.phase) };
+  // the pairing's own id stays on the record when the store gives the call the agent's id from its OTLP export
+  r.raw = { ...r.raw, ...hookTrace(f.event, f.phase), ...(tool.paired ? { paired_call: tool.callId } : {}) };
+  if (tool.paired) ev.joinCall = true;
   if (r.command && phase === 'post') {
     if (tool.exitCode !== undefined) r.command.exit_code = tool.exitCode;
     if (tool.durationMs !== undefined) r.command.duration_ms = tool.durationMs;

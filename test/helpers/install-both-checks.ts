@@ -27,9 +27,22 @@ export function assertInstallAlone(r: Run, platform: string): void {
   const rows = JSON.stringify(r.calls.map((c) => c.kind === 'tool_call' && [c.callId, c.seenBy]));
   const hooked = r.calls.filter((c) => c.kind === 'tool_call' && c.seenBy.includes('pre-tool') && c.seenBy.includes('post-tool'));
   assert.equal(hooked.length, 2, `each call's pre and post hooks one row: ${rows}`);
-  // Gemini CLI's and Copilot CLI's hook payloads carry no call id (paired by Beacon), and their OTLP
-  // tool records are not joined to those pairs yet: their OTLP observation is a row of its own.
-  if (!NO_HOOK_CALL_ID.has(platform)) assert.equal(r.calls.length, 2, `one row per call across hooks and OTLP: ${rows}`);
+  assert.equal(r.calls.length, 2, `one row per call across hooks and OTLP: ${rows}`);
+  // Gemini CLI's and Copilot CLI's hooks send no call id (Beacon pairs them): each call takes the id
+  // of its OTLP span, and its row has the hook's command line beside the OTLP's duration.
+  if (NO_HOOK_CALL_ID.has(platform)) {
+    for (const c of r.calls) {
+      if (c.kind !== 'tool_call') continue;
+      assert.deepEqual([...c.seenBy].sort(), ['otlp', 'post-tool', 'pre-tool'], `joined across paths: ${rows}`);
+      assert.ok(c.callId && !c.callId.startsWith('beacon:'), `the agent's call id, from its span: ${rows}`);
+      const otlp = c.observations.filter((o) => o.observer === 'otlp');
+      assert.equal(otlp.length, 1, 'one OTLP record per call (Gemini: its log record and span folded)');
+      assert.ok(typeof otlp[0]!.record.gen_ai?.duration_ms === 'number', "the OTLP's duration");
+    }
+    const shell = r.calls.find((c) => c.kind === 'tool_call' && c.observations.some((o) => o.record.command?.command === r.command));
+    assert.ok(shell && shell.kind === 'tool_call' && shell.failed && shell.seenBy.includes('otlp'), `the failing command, its hook line and its OTLP record on one row: ${rows}`);
+    assert.ok(!/\(call beacon:/.test(r.printed), `beacon events --session shows the agent's ids:\n${r.printed}`);
+  }
 }
 
 /** The agents whose hooks send no tool call id (agent-hooks-facts.md). */

@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { NormalizedEvent } from '../../src/model/record';
+import type { BeaconRecord, NormalizedEvent } from '../../src/model/record';
+import { EventLog } from '../../src/store/log/event-log';
 import { decodeJsonLogs, decodeProtoLogs } from '../../src/receiver/signals/logs';
 import { decodeJsonMetrics, decodeProtoMetrics } from '../../src/receiver/signals/metrics';
 import { decodeJsonTraces, decodeProtoTraces } from '../../src/receiver/signals/traces';
 import { logEvents, metricEvents, spanEvents } from '../../src/sources/dispatch';
 import { toRows } from '../../src/ingest/rows';
 import { AGENT_EXPECTATIONS, assertAgentRecords } from '../helpers/agent-expectations';
-import { repoRoot } from '../helpers/paths';
+import { repoRoot, tempDir } from '../helpers/paths';
 import { claudeToolUse, classifyClaudeTool } from '../../src/sources/claude-code/tools';
 import { classifyGeminiStyleTool } from '../../src/sources/gemini-tools';
 
@@ -31,7 +32,21 @@ function eventsOf(agent: string): NormalizedEvent[] {
     else if (m[1] === 'logs') out.push(...assertNoRejects(logEvents(pb ? decodeProtoLogs(body) : decodeJsonLogs(body))));
     else out.push(...metricEvents((pb ? decodeProtoMetrics(body) : decodeJsonMetrics(body)).points));
   }
-  return out.sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : 1));
+  return out;
+}
+
+/**
+ * The records the log holds after the receiver stored each request in arrival order: some calls
+ * are two records of one export (Gemini's tool log record and its span) that the store folds into one.
+ */
+function storedOf(agent: string): BeaconRecord[] {
+  const log = EventLog.open(join(tempDir(`sources-${agent}-`), 'events.db'));
+  try {
+    log.append(toRows(eventsOf(agent)).rows);
+    return log.list().map((r) => JSON.parse(r.record) as BeaconRecord);
+  } finally {
+    log.close();
+  }
 }
 
 function assertNoRejects(x: { events: NormalizedEvent[]; rejected: unknown[] }): NormalizedEvent[] {
@@ -43,7 +58,7 @@ describe('agent sources on the real CLIs\' recorded exports', () => {
   for (const [agent, want] of Object.entries(AGENT_EXPECTATIONS)) {
     describe(agent, () => {
       it(`${want.harness}: one session, the mock's tokens per call, the shell call once, the prompt where exported`, () => {
-        assertAgentRecords(eventsOf(agent).map((e) => e.record), want);
+        assertAgentRecords(storedOf(agent), want);
       });
     });
   }
@@ -136,6 +151,18 @@ describe('agent sources: what the export says, kept (issues 30 and 33)', () => {
     assert.equal(ok!.record.command?.exit_code, 0);
   });
 
+  it("Copilot CLI: a shell span without its arguments (content capture off) is tool.failed with the process's exit code", () => {
+    const span = {
+      traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), parentSpanId: '', name: 'execute_tool bash bash', kind: 1, startTimeUnixNano: at(0), endTimeUnixNano: at(93),
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.conversation.id': 'cp1', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.id': 'call_2', 'process.executable.name': 'bash', 'process.exit.code': 2 },
+      status: { code: 0, message: '' }, resource: { 'service.name': 'github-copilot' }, scope: { name: 'github.copilot', version: '1.0.102' },
+    };
+    const [ev] = spanEvents([span]).events.filter((e) => e.record.gen_ai?.tool);
+    assert.equal(ev!.record.event.action, 'tool.failed');
+    assert.equal(ev!.record.command?.exit_code, 2);
+    assert.equal(ev!.record.command?.duration_ms, 93);
+  });
+
   it("an agent's placeholder for a withheld prompt is stored as content not included, never as the prompt", () => {
     const events = logEvents([
       logRecord({ 'service.name': 'claude-code' }, { 'event.name': 'user_prompt', 'session.id': 's1', prompt: '<REDACTED>', prompt_length: '40' }),
@@ -160,6 +187,15 @@ describe('agent sources: what the export says, kept (issues 30 and 33)', () => {
     assert.equal(g!.record.gen_ai?.provider?.name, 'gcp.gemini');
     assert.equal(v!.record.gen_ai?.provider?.name, 'gcp.vertex_ai');
     assert.equal(q!.record.gen_ai?.provider?.name, 'openai');
+  });
+
+  it("Codex: a model call exported in a later request than its conversation's start still has the provider", () => {
+    const codex = { 'service.name': 'codex_exec' };
+    assert.deepEqual(logEvents([logRecord(codex, { 'event.name': 'codex.conversation_starts', 'conversation.id': 'c-later', provider_name: 'Mock' })]).events, []);
+    const [call] = logEvents([logRecord(codex, { 'event.name': 'codex.sse_event', 'event.kind': 'response.completed', 'conversation.id': 'c-later', model: 'gpt-5-mock', input_token_count: 500, output_token_count: 25 })]).events;
+    assert.equal(call!.record.gen_ai?.provider?.name, 'mock');
+    const [other] = logEvents([logRecord(codex, { 'event.name': 'codex.sse_event', 'event.kind': 'response.completed', 'conversation.id': 'c-other', model: 'gpt-5-mock', input_token_count: 5, output_token_count: 2 })]).events;
+    assert.equal(other!.record.gen_ai?.provider, undefined, "another conversation's provider is never guessed");
   });
 
   it("the recorded exports: Codex's provider and request duration, Claude's tool duration, no Node version for Gemini", () => {

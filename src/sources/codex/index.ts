@@ -23,8 +23,28 @@ export const AGENT: Agent = {
  * repeats the counts) and its per-turn metrics are counted only.
  */
 function logs(records: readonly LogRecord[]): Extraction {
-  const conversations = new Map<string, Conversation>();
-  return readLogRecords(records, (rec) => logEvent(rec, conversations));
+  return readLogRecords(records, (rec) => logEvent(rec, CONVERSATIONS));
+}
+
+/**
+ * The conversations seen lately, across exports: a run longer than the batch delay sends its logs in
+ * several requests, and a later one's model calls have no `codex.conversation_starts` beside them
+ * (observed with 0.171 under `beacon install codex`: the turn's last call came without its provider).
+ * Bounded: the oldest conversation is forgotten first.
+ */
+const CONVERSATIONS = new Map<string, Conversation>();
+const REMEMBERED_CONVERSATIONS = 512;
+
+function conversationOf(conversations: Map<string, Conversation>, id: string): Conversation {
+  let c = conversations.get(id);
+  if (c) {
+    conversations.delete(id); // most recently used last
+  } else {
+    c = {};
+    if (conversations.size >= REMEMBERED_CONVERSATIONS) conversations.delete(conversations.keys().next().value!);
+  }
+  conversations.set(id, c);
+  return c;
 }
 
 /**
@@ -51,8 +71,7 @@ function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): Nor
   if (name === undefined) return undefined;
   const conversationId = stringAttr(a, 'conversation.id');
   const o = logObservation(rec, conversationId);
-  let conversation = conversations.get(conversationId ?? '');
-  if (!conversation) conversations.set(conversationId ?? '', (conversation = {}));
+  const conversation = conversationOf(conversations, conversationId ?? '');
   switch (name) {
     case 'codex.conversation_starts': {
       const provider = stringAttr(a, 'provider_name');

@@ -17,6 +17,8 @@ export const AGENT: Agent = { harness: 'copilot-cli', usage: SEMCONV_USAGE, clas
 
 function spans(list: readonly SpanRecord[]): Extraction {
   const calls = extractGenAiSpans(list, AGENT); // an Agent is a SpanProfile: the same harness, usage and tool table
+  // Copilot's hooks send no call id: its execute_tool span's id is given to the hook call (store/log/call-join.ts)
+  for (const ev of calls.events) if (ev.record.gen_ai?.operation?.name === 'execute_tool' && ev.record.gen_ai.tool?.call?.id) ev.joinCall = true;
   return { events: [...turnEvents(AGENT, list), ...calls.events], rejected: calls.rejected };
 }
 

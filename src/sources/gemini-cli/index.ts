@@ -4,6 +4,7 @@ import type { Agent } from '../agent-events';
 import type { Source } from '../source';
 import type { Attributes } from '../../model/span';
 import { stringAttr } from '../attributes';
+import { geminiToolSpans } from './tool-spans';
 
 /**
  * Gemini CLI's own version, where its export states one. 0.61 sets `service.version` to Node.js's
@@ -33,5 +34,11 @@ export const AGENT: Agent = {
 export const geminiCli: Source = {
   harness: AGENT.harness,
   matches: (resource) => resource['service.name'] === 'gemini-cli',
-  logs: (records) => geminiStyleLogs(AGENT, 'gemini_cli.', records),
+  logs(records) {
+    const read = geminiStyleLogs(AGENT, 'gemini_cli.', records);
+    // its tool log record has no call id: the store gives it its span's (tool-spans.ts), and the hook's call takes it
+    for (const ev of read.events) if (ev.record.gen_ai?.tool) ev.joinCall = true;
+    return read;
+  },
+  spans: (spans) => geminiToolSpans(AGENT, spans),
 };

@@ -38,6 +38,9 @@ export function extractToolSpan(span: SpanRecord, profile: SpanProfile): Normali
   const durationMs = spanDurationMs(span);
   applyToolClassification(record, cls);
   if (!toolName) delete record.tool!.name;
+  // A process's exit code (Copilot's shell span) is kept though its command line is not exported
+  // (content capture off: no arguments): a failed command is failed with its code on this path too.
+  if (!record.command && processExit !== undefined) record.command = {};
   if (record.command) {
     // goose writes gen_ai.tool.call.result only on success: a failed shell's exit code is in the
     // (capture-gated) `output`, `{"status":…,"value":{…,"structuredContent":{"exit_code":…}}}`.

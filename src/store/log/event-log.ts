@@ -7,6 +7,7 @@ import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-chec
 import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
 import { StoredCounterparts } from './merge';
+import { StoredCallJoins } from './call-join';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
 
@@ -65,6 +66,7 @@ export class EventLog {
   private readonly chatChildExists: Database.Statement;
   private readonly deleteChatParent: Database.Statement;
   private readonly counterparts: StoredCounterparts;
+  private readonly calls: StoredCallJoins;
   private readonly clock: () => bigint;
 
   private constructor(path: string, db: Database.Database, clock: () => bigint) {
@@ -78,6 +80,7 @@ export class EventLog {
     // The parent's event id derives from its trace and span id, so the UNIQUE index finds it.
     this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
     this.counterparts = new StoredCounterparts(db);
+    this.calls = new StoredCallJoins(db);
   }
 
   static open(path: string, options: OpenOptions = {}): EventLog {
@@ -140,7 +143,8 @@ export class EventLog {
   private appendRows(rows: readonly EventRow[]): AppendResult {
     const result: AppendResult = { inserted: 0, duplicates: 0, dropped: 0 };
     const receivedNs = this.clock();
-    for (const row of rows) {
+    for (const given of rows) {
+      let row = given;
       const chat = row.dropIfChatChildStored && row.traceId !== null && row.spanId !== null;
       if (chat && this.chatChildExists.get(row.traceId, row.spanId)) {
         result.dropped++;
@@ -153,9 +157,19 @@ export class EventLog {
         result.duplicates++;
         continue;
       }
+      // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts).
+      if (row.joinCall) {
+        const joined = this.calls.prepare(row);
+        if (joined === 'merged') {
+          result.duplicates++;
+          continue;
+        }
+        row = joined;
+      }
       const changes = runInsert(this.insert, row, receivedNs).changes;
       if (changes > 0) result.inserted++;
       else result.duplicates++;
+      if (changes > 0 && row.joinCall) this.calls.settle(row);
       if (chat && changes > 0 && row.parentSpanId) result.dropped += this.deleteChatParent.run(spanEventId(row.traceId!, row.parentSpanId)).changes;
     }
     return result;

@@ -8,11 +8,14 @@ export interface EventRow extends EventColumns {
   dropIfChatChildStored: boolean;
   /** not a column: merge into the stored record of the same call or prompt from another path, if any (merge.ts) */
   mergeWithStored?: boolean;
+  /** not a column: a tool call whose call id another path's record may hold (call-join.ts) */
+  joinCall?: boolean;
 }
 
 export function toRow(ev: NormalizedEvent, json: string): EventRow {
   const row = rowColumnsOf(ev, json) as EventRow;
   row.dropIfChatChildStored = ev.dropIfChatChildStored === true;
   if (ev.mergeWithStored) row.mergeWithStored = true;
+  if (ev.joinCall) row.joinCall = true;
   return row;
 }
