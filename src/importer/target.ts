@@ -41,9 +41,14 @@ export class LogTarget implements ImportTarget {
 
   async record(rows: EventRow[]): Promise<Recorded> {
     if (rows.length === 0) return { added: 0, held: [] };
-    // which rows are new is asked before the append (it merges those that are not): the same question --dry-run asks
-    const held = this.sink.eventLog().holds(rows);
-    for (let i = 0; i < rows.length; i += BATCH) this.spooledRows += this.sink.appendSync(rows.slice(i, i + BATCH)).spooled;
+    const held: boolean[] = [];
+    for (let i = 0; i < rows.length; i += BATCH) {
+      const batch = rows.slice(i, i + BATCH);
+      const r = this.sink.appendSync(batch, true);
+      this.spooledRows += r.spooled;
+      // the append says which rows the log held (merged into them); spooled rows are asked as --dry-run asks
+      held.push(...(r.spooled > 0 || !r.held ? this.sink.eventLog().holds(batch) : r.held));
+    }
     return { added: held.filter((h) => !h).length, held };
   }
 

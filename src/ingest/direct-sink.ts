@@ -53,11 +53,11 @@ export class DirectLogSink implements EventSink {
     return this.open().log!;
   }
 
-  /** The same, synchronously (better-sqlite3 is synchronous; the hook path has nothing else to do meanwhile). */
-  appendSync(rows: EventRow[]): DirectAppendResult {
+  /** The same, synchronously (better-sqlite3 is synchronous; the hook path has nothing else to do meanwhile). `tell`: see EventLog.append. */
+  appendSync(rows: EventRow[], tell = false): DirectAppendResult {
     let result: AppendResult;
     try {
-      result = this.open().log!.append(rows);
+      result = this.open().log!.append(rows, tell);
     } catch (e) {
       if (!isLockTrouble(e)) throw e;
       try {

@@ -6,7 +6,7 @@
 import { DETECTORS, type Detector } from './forms';
 import { GITLEAKS } from './gitleaks-rules';
 import { KEYWORD_TRIE } from './keyword-trie';
-import { RuleMatcher, type TextRange } from './rule-set';
+import { hasBase64Run, RuleMatcher, type TextRange } from './rule-set';
 
 export const REDACTED = '[REDACTED]';
 /** A redacted value this long or longer is also replaced wherever else it appears in the event. */
@@ -24,7 +24,6 @@ const direct = new Map<string, Runner[]>();
 /** detectors no keyword announces (a bare AWS secret key): they run on every string this long */
 const UNGATED: Detector[] = [];
 const UNGATED_MIN_LENGTH = 40;
-const UNGATED_CANDIDATE = /(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}/;
 const PREFILTER = buildPrefilter();
 
 function buildPrefilter(): RegExp {
@@ -117,7 +116,8 @@ const CLEAN_MAX = 4096;
 export function maySecret(s: string): boolean {
   if (s.length <= SHORT && CLEAN_SHORT.has(s)) return false;
   PREFILTER.lastIndex = 0;
-  const hit = PREFILTER.test(s) || (s.length >= UNGATED_MIN_LENGTH && UNGATED_CANDIDATE.test(s));
+  // the ungated detector (a bare AWS secret key) needs 40 base64 characters in a row
+  const hit = PREFILTER.test(s) || (s.length >= UNGATED_MIN_LENGTH && hasBase64Run(s, UNGATED_MIN_LENGTH));
   if (!hit && s.length <= SHORT) {
     if (CLEAN_SHORT.size >= CLEAN_MAX) CLEAN_SHORT.clear();
     CLEAN_SHORT.add(s);

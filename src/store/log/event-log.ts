@@ -17,6 +17,8 @@ export interface AppendResult {
   duplicates: number;
   /** chat spans dropped because the model call they wrap is already stored */
   dropped: number;
+  /** per row, whether it added nothing (already held, merged into its counterpart, or dropped) */
+  held?: boolean[];
 }
 
 export interface OpenOptions {
@@ -111,10 +113,10 @@ export class EventLog {
     }
   }
 
-  /** Appends rows in one transaction: all or nothing. Duplicate ids are ignored, not errors. */
-  append(rows: readonly EventRow[]): AppendResult {
+  /** Appends rows in one transaction: all or nothing. Duplicate ids are ignored, not errors. `tell`: with `held` per row. */
+  append(rows: readonly EventRow[], tell = false): AppendResult {
     try {
-      return this.appendTx(rows);
+      return this.appendTx(rows, tell);
     } catch (e) {
       throw asStoreError(e, this.path);
     }
@@ -129,10 +131,10 @@ export class EventLog {
     }
   }
 
-  private appendTx(rows: readonly EventRow[]): AppendResult {
+  private appendTx(rows: readonly EventRow[], tell: boolean): AppendResult {
     // IMMEDIATE: take the write lock first. A deferred transaction that reads (the chat-child check)
     // and then writes gets SQLITE_BUSY at once, without waiting, if a hook committed in between.
-    return this.db.transaction(() => this.appendRows(rows)).immediate();
+    return this.db.transaction(() => this.appendRows(rows, tell)).immediate();
   }
 
   /**
@@ -140,21 +142,28 @@ export class EventLog {
    * child counts, whichever export arrives first. Wrapper after child: the wrapper is dropped.
    * Child after wrapper (the child's export failed and was retried later): the stored wrapper is removed.
    */
-  private appendRows(rows: readonly EventRow[]): AppendResult {
-    const result: AppendResult = { inserted: 0, duplicates: 0, dropped: 0 };
+  private appendRows(rows: readonly EventRow[], tell = false): AppendResult {
+    const held: boolean[] = [];
+    const result: AppendResult = { inserted: 0, duplicates: 0, dropped: 0, ...(tell ? { held } : {}) };
     const receivedNs = this.clock();
+    this.counterparts.forget(); // a new transaction: other writers may have added to any session since
     for (const given of rows) {
       let row = given;
       const chat = row.dropIfChatChildStored && row.traceId !== null && row.spanId !== null;
       if (chat && this.chatChildExists.get(row.traceId, row.spanId)) {
         result.dropped++;
+        held.push(true);
         continue;
       }
+      // An import's row in a session no other path recorded can only be its own earlier record: the
+      // insert tells (the UNIQUE id), and only then is that record read, to merge the union into it.
+      const own = row.mergeWithStored && this.counterparts.onlyImported(row);
       // Another path's record of the same call or prompt (merge.ts): merged into it, never a second event.
-      const counterpart = row.mergeWithStored ? this.counterparts.find(row) : undefined;
+      const counterpart = row.mergeWithStored && !own ? this.counterparts.find(row) : undefined;
       if (counterpart) {
         this.counterparts.merge(row, counterpart);
         result.duplicates++;
+        held.push(true);
         continue;
       }
       // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts).
@@ -162,13 +171,20 @@ export class EventLog {
         const joined = this.calls.prepare(row);
         if (joined === 'merged') {
           result.duplicates++;
+          held.push(true);
           continue;
         }
         row = joined;
       }
+      if (row.method !== 'poll') this.counterparts.noteOther(row.sessionId);
       const changes = runInsert(this.insert, row, receivedNs).changes;
       if (changes > 0) result.inserted++;
-      else result.duplicates++;
+      else {
+        result.duplicates++;
+        const same = own ? this.counterparts.sameId(row) : undefined;
+        if (same) this.counterparts.merge(row, same);
+      }
+      held.push(changes === 0);
       if (changes > 0 && row.joinCall) this.calls.settle(row);
       if (chat && changes > 0 && row.parentSpanId) result.dropped += this.deleteChatParent.run(spanEventId(row.traceId!, row.parentSpanId)).changes;
     }
@@ -229,6 +245,7 @@ export class EventLog {
     try {
       // one stored record absorbs one row of another path, as appendRows would merge them
       const claimed = new Set<bigint>();
+      this.counterparts.forget();
       return rows.map((r) => {
         const c = this.counterparts.find(r.mergeWithStored ? r : { ...r, sessionId: null });
         if (!c || (c.kind === 'matched' && claimed.has(c.seq))) return false;

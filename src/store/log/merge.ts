@@ -35,8 +35,48 @@ export class StoredCounterparts {
   private readonly queries = new Map<string, Database.Statement>();
   private update?: Database.Statement;
   private fillColumns?: Database.Statement;
+  private otherPath?: Database.Statement;
+  /** per session: does the log hold a record of it from another path than import? (one transaction's answers: see `forget`) */
+  private readonly othersIn = new Map<string, boolean>();
 
   constructor(private readonly db: Database.Database) {}
+
+  /**
+   * Forgets what `onlyImported` learnt: called at the start of each transaction (and each --dry-run
+   * look), since another writer may have added a session's OTLP or hook records in between.
+   */
+  forget(): void {
+    this.othersIn.clear();
+  }
+
+  /** A row of another path than import is being stored in `sessionId`: `onlyImported` says no from now on. */
+  noteOther(sessionId: string | null): void {
+    if (sessionId !== null) this.othersIn.set(sessionId, true);
+  }
+
+  /**
+   * Whether an import's row can only be its own earlier record (same id), never another path's: its
+   * session has no record of another path at all. One query per session and transaction instead of
+   * a match query per row (a first import of a month: 40k rows, most sessions never seen by OTLP).
+   */
+  onlyImported(row: EventRow): boolean {
+    if (row.method !== 'poll') return false;
+    if (row.sessionId === null) return true;
+    let others = this.othersIn.get(row.sessionId);
+    if (others === undefined) {
+      this.otherPath ??= this.db.prepare("SELECT 1 FROM events WHERE session_id = ? AND method <> 'poll' LIMIT 1");
+      others = this.otherPath.get(row.sessionId) !== undefined;
+      this.othersIn.set(row.sessionId, others);
+    }
+    return !others;
+  }
+
+  /** The stored event with `row`'s id, for an import's row (a re-import merges the union into it). */
+  sameId(row: EventRow): Counterpart | undefined {
+    this.byId ??= this.db.prepare('SELECT seq, record FROM events WHERE id = ?').safeIntegers(true);
+    const same = this.byId.get(row.id) as Found | undefined;
+    return same ? { kind: 'same-id', seq: same.seq, record: parse(same.record) } : undefined;
+  }
 
   /** The stored event `row` is another record of, if any (read only: `beacon import --dry-run` asks this too). */
   find(row: EventRow): Counterpart | undefined {
@@ -44,9 +84,8 @@ export class StoredCounterparts {
     // An import's row may repeat an id already stored (a re-import): the union is merged into it. Any
     // other path's retry is INSERT OR IGNORE's, as before.
     if (importing) {
-      this.byId ??= this.db.prepare('SELECT seq, record FROM events WHERE id = ?').safeIntegers(true);
-      const same = this.byId.get(row.id) as Found | undefined;
-      if (same) return { kind: 'same-id', seq: same.seq, record: parse(same.record) };
+      const same = this.sameId(row);
+      if (same || this.onlyImported(row)) return same;
     }
     if (row.sessionId === null) return undefined;
     let fingerprint: unknown[];
