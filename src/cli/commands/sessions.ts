@@ -93,23 +93,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       out('no sessions match');
       return 0;
     }
-    type Row = (typeof rows)[number];
-    const tokens = (r: Row) => r.tokens.input + r.tokens.output + r.tokens.cache_read + r.tokens.cache_write;
-    const unpriced = (r: Row) => (r.unpriced_models.length ? '*' : '');
-    const columns: Column<Row>[] = [
-      { header: 'SESSION', show: 'key', cell: (r) => r.id, compactCell: (r) => shortId(r.id) },
-      { header: 'AGENT', show: 'keep', cell: (r) => r.harness ?? '-' },
-      { header: 'START', show: 'keep', cell: (r) => r.start, compactCell: (r) => shortTime(r.start) },
-      { header: 'DURATION', show: 'wide', cell: (r) => formatDuration(r._durationNs) },
-      { header: 'REPOSITORY', show: 'wide', cell: (r) => (r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-') },
-      { header: 'MODELS', show: 'wide', cell: (r) => r.models.join(', ') || '-' },
-      { header: 'CALLS model/tool', show: 'wide', cell: (r) => `${r.model_calls}/${r.tool_calls}` },
-      { header: 'FAILED/DENIED', show: 'wide', cell: (r) => `${r.failed_calls}/${r.denied_calls}` },
-      { header: 'TOKENS in/out/cache r/w', show: 'wide', cell: (r) => `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}` },
-      { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => tokens(r).toLocaleString('en-US') },
-      { header: 'COST reported | est. list', show: 'wide', cell: (r) => `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}` },
-      { header: 'COST', show: 'compact', align: 'right', cell: (r) => `${usd(r.estimated_cost_usd ?? r.reported_cost_usd)}${unpriced(r)}` },
-    ];
+    const columns = sessionColumns<(typeof rows)[number]>();
     const width = tableWidth(env);
     const layout = chooseLayout(columns, rows, width);
     const table = renderTable(columns, rows, width, layout).join('\n');
@@ -120,4 +104,31 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   } finally {
     log.close();
   }
+}
+
+interface SessionLine {
+  id: string; harness: string | null; start: string; _durationNs: bigint; repository: string | null; branch: string | null; models: string[];
+  model_calls: number; tool_calls: number; failed_calls: number; denied_calls: number;
+  tokens: { input: number; output: number; cache_read: number; cache_write: number };
+  reported_cost_usd: number | null; estimated_cost_usd: number | null; unpriced_models: string[];
+}
+
+/** The table's columns: every one when the terminal has room, else session, agent, start, tokens and cost (src/cli/table.ts). */
+function sessionColumns<Row extends SessionLine>(): Column<Row>[] {
+  const tokens = (r: Row) => r.tokens.input + r.tokens.output + r.tokens.cache_read + r.tokens.cache_write;
+  const unpriced = (r: Row) => (r.unpriced_models.length ? '*' : '');
+  return [
+    { header: 'SESSION', show: 'key', cell: (r) => r.id, compactCell: (r) => shortId(r.id) },
+    { header: 'AGENT', show: 'keep', cell: (r) => r.harness ?? '-' },
+    { header: 'START', show: 'keep', cell: (r) => r.start, compactCell: (r) => shortTime(r.start) },
+    { header: 'DURATION', show: 'wide', cell: (r) => formatDuration(r._durationNs) },
+    { header: 'REPOSITORY', show: 'wide', cell: (r) => (r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-') },
+    { header: 'MODELS', show: 'wide', cell: (r) => r.models.join(', ') || '-' },
+    { header: 'CALLS model/tool', show: 'wide', cell: (r) => `${r.model_calls}/${r.tool_calls}` },
+    { header: 'FAILED/DENIED', show: 'wide', cell: (r) => `${r.failed_calls}/${r.denied_calls}` },
+    { header: 'TOKENS in/out/cache r/w', show: 'wide', cell: (r) => `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}` },
+    { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => tokens(r).toLocaleString('en-US') },
+    { header: 'COST reported | est. list', show: 'wide', cell: (r) => `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}` },
+    { header: 'COST', show: 'compact', align: 'right', cell: (r) => `${usd(r.estimated_cost_usd ?? r.reported_cost_usd)}${unpriced(r)}` },
+  ];
 }

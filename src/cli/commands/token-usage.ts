@@ -58,13 +58,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   const top = values.top === undefined ? 0 : /^\d+$/.test(values.top) ? Number(values.top) : NaN;
   if (!Number.isInteger(top) || top < 0) throw new BeaconError('usage', `--top must be a whole number (0 = all), got ${values.top}`);
   const { sinceNs, untilNs } = timeRange(values.since, values.until, utc);
-  const filter: UsageFilter = {
-    sinceNs,
-    untilNs,
-    sessionId: values.session,
-    model: values.model,
-    harness: values.harness === undefined ? undefined : harnessOption(values.harness),
-  };
+  const filter: UsageFilter = { sinceNs, untilNs, sessionId: values.session, model: values.model, harness: values.harness === undefined ? undefined : harnessOption(values.harness) };
   const path = resolveEventLogPath(values.log, env);
   const catalog = loadCatalog();
   const overrides = loadOverrides(overridesPath(env));

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isTestSession } from '../../model/send-test';
 import { indexHint } from './indexes';
 import { COMMAND_FAILED_SQL } from '../log/schema';
 import { ACTIVITY_COLUMNS, joinToolCalls, TOOL_ACTION_SQL, type StoredActivity, type TimelineItem } from './tool-calls';
@@ -78,6 +79,7 @@ export function listSessions(
   const countOf = db.prepare(`SELECT count(*) FROM events ${idx} WHERE session_id = ?`).pluck();
   const bounds: { id: string; firstNs: bigint; lastNs: bigint }[] = [];
   for (let id = db.prepare(`SELECT min(session_id) FROM events ${idx}`).pluck().get() as string | null; id !== null && id !== undefined; id = nextId.get(id) as string | undefined ?? null) {
+    if (isTestSession(id)) continue; // beacon doctor --send-test's: in beacon events only
     const lastNs = lastTs.get(id) as bigint;
     if (filter.sinceNs !== undefined && lastNs < filter.sinceNs) continue;
     const firstNs = firstTs.get(id) as bigint;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { TEST_SESSION_RANGE } from '../../model/send-test';
 import type { TieredTokenTotals } from '../../model/usage';
 import { hasIndex, hasTable } from './indexes';
 import { CELL_SUMS_SQL, CELLS, QUARTER_HOUR_NS } from '../log/usage-cells';
@@ -57,7 +58,9 @@ function groupSql(by: UsageGrouping, cells = false): string {
 export function queryUsage(db: Database.Database, filter: UsageFilter, by: UsageGrouping): UsageRow[] {
   const parts = [...callParts(db, filter, by), runReportsPart(filter, by)];
   // In the order the rows' GROUP BY gave before v5 (NULL first), which lists show: the cells keep a NULL as x'', last.
-  const sql = `SELECT grp, model, provider, ${CELL_SUMS_SQL} FROM (${parts.map((p) => p.sql).join(' UNION ALL ')}) GROUP BY grp, model, provider ORDER BY grp, model, provider`;
+  // a group whose calls were all --send-test's (taken out below) has nothing left: no row
+  const sql = `SELECT grp, model, provider, ${CELL_SUMS_SQL} FROM (${parts.map((p) => p.sql).join(' UNION ALL ')}) GROUP BY grp, model, provider
+    HAVING sum(calls) <> 0 OR sum(input) <> 0 OR sum(output) <> 0 OR sum(cacheRead) <> 0 OR sum(cacheWrite) <> 0 ORDER BY grp, model, provider`;
   const params = parts.flatMap((p) => p.params);
   return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((flat) => usageRowOf(flat) as unknown as UsageRow);
 }
@@ -71,6 +74,8 @@ function callParts(db: Database.Database, filter: UsageFilter, by: UsageGrouping
   const hi = filter.untilNs === undefined ? undefined : floorDiv(filter.untilNs, QUARTER_HOUR_NS);
   if (lo !== undefined && hi !== undefined && lo >= hi) return [indexQuery(db, filter, by)];
   const parts = [cellsQuery(filter, by, lo, hi)];
+  // The totals' cells hold --send-test's calls too: the session cells of those sessions, taken away.
+  if (by !== 'session' && filter.sessionId === undefined) parts.push(cellsQuery(filter, by, lo, hi, 'subtract test sessions'));
   if (lo !== undefined && lo * QUARTER_HOUR_NS !== filter.sinceNs) parts.push(indexQuery(db, { ...filter, untilNs: lo * QUARTER_HOUR_NS }, by));
   if (hi !== undefined && hi * QUARTER_HOUR_NS !== filter.untilNs) parts.push(indexQuery(db, { ...filter, sinceNs: hi * QUARTER_HOUR_NS }, by));
   return parts;
@@ -117,19 +122,22 @@ function indexQuery(db: Database.Database, filter: UsageFilter, by: UsageGroupin
  * as `modelCallWhere`). Grouped by the cells' own columns, so usage by session follows the session
  * cells' key order; NULLs come back from their x'' (usage-cells.ts).
  */
-function cellsQuery(filter: UsageFilter, by: UsageGrouping, lo: bigint | undefined, hi: bigint | undefined): Part {
+function cellsQuery(filter: UsageFilter, by: UsageGrouping, lo: bigint | undefined, hi: bigint | undefined, tests?: 'subtract test sessions'): Part {
   const where = ['1'];
   const params: unknown[] = [];
+  const table = tests || by === 'session' || filter.sessionId !== undefined ? CELLS.session : CELLS.total;
+  if (tests) (where.push('session_id >= ? AND session_id < ?'), params.push(...TEST_SESSION_RANGE));
+  else if (table === CELLS.session) (where.push('NOT (session_id >= ? AND session_id < ?)'), params.push(...TEST_SESSION_RANGE));
   if (lo !== undefined) (where.push('bucket >= ?'), params.push(lo));
   if (hi !== undefined) (where.push('bucket < ?'), params.push(hi));
   if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
   if (filter.harness !== undefined) (where.push('harness = ?'), params.push(filter.harness));
   if (filter.model !== undefined) (where.push("(model = ? OR substr(model, 1, length(?)) = ?)"), params.push(filter.model, filter.model, filter.model));
-  const table = by === 'session' || filter.sessionId !== undefined ? CELLS.session : CELLS.total;
   const column = by === 'session' ? 'session_id' : by === 'model' || by === 'provider' || by === 'harness' ? by : 'bucket';
   // The table's own columns (the result's aliases shadow them): the session cells' key order is session_id, model, provider.
   const group = [...new Set([column, 'model', 'provider'])].map((c) => `${table}.${c}`).join(', ');
-  const sql = `SELECT ${groupSql(by, true)} AS grp, nullif(model, x'') AS model, nullif(provider, x'') AS provider, ${CELL_SUMS_SQL}
+  const sums = tests ? CELL_SUMS_SQL.replace(/sum\((\w+)\)/g, '-sum($1)') : CELL_SUMS_SQL;
+  const sql = `SELECT ${groupSql(by, true)} AS grp, nullif(model, x'') AS model, nullif(provider, x'') AS provider, ${sums}
     FROM ${table} WHERE ${where.join(' AND ')} GROUP BY ${group}`;
   return { sql, params };
 }
@@ -144,8 +152,9 @@ export function modelCallWhere(filter: UsageFilter): { where: string[]; params: 
 
 /** A literal action, never a parameter: the partial indexes (`WHERE action = 'model.invoked'`) serve only a query that names it. */
 function eventWhere(filter: UsageFilter, action: 'model.invoked' | 'usage.reported'): { where: string[]; params: unknown[] } {
-  const where = [`action = '${action}'`];
-  const params: unknown[] = [];
+  // never --send-test's records (model/send-test.ts); a call of no session is counted
+  const where = [`action = '${action}'`, '(session_id IS NULL OR NOT (session_id >= ? AND session_id < ?))'];
+  const params: unknown[] = [...TEST_SESSION_RANGE];
   if (filter.sinceNs !== undefined) (where.push('ts_ns >= ?'), params.push(filter.sinceNs));
   if (filter.untilNs !== undefined) (where.push('ts_ns < ?'), params.push(filter.untilNs));
   if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
