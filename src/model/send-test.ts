@@ -1,6 +1,6 @@
 /**
- * `beacon doctor --send-test` marks its records by their session id (setup/send-test.ts, which a
- * unit test keeps equal to this): reports leave those sessions out (token usage, sessions, the
+ * `beacon doctor --send-test` marks its records by their session id (this prefix, which
+ * setup/agents/spec.ts re-exports for every agent's send-test): reports leave those sessions out (token usage, sessions, the
  * dashboard's tokens and lists), `beacon events` still lists them. Here, not in setup, because the
  * store's queries rank below setup.
  */

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { TEST_SESSION_PREFIX as MODEL_PREFIX } from '../../src/model/send-test';
 import { toRows } from '../../src/ingest/rows';
 import { decodeJsonTraces } from '../../src/receiver/signals/traces';
-import { TEST_SESSION_PREFIX } from '../../src/setup/send-test';
+import { TEST_SESSION_PREFIX } from '../../src/setup/agents/spec';
 import { spanEvents } from '../../src/sources/dispatch';
 import { EventLog } from '../../src/store/log/event-log';
 import { jsonl, runBeacon } from '../helpers/daemon';

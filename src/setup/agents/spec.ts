@@ -132,8 +132,8 @@ export interface OwnSetup {
   doctor(ctx: DoctorContext): Promise<Check[]>;
 }
 
-/** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them. */
-export const TEST_SESSION_PREFIX = 'beacon-doctor-test-';
+/** Test events are marked by their session id: `beacon events --session beacon-doctor-test-…` finds them (model/send-test.ts: reports leave them out). */
+export { TEST_SESSION_PREFIX } from '../../model/send-test';
 
 export function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || homedir();
