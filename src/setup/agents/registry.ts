@@ -3,11 +3,12 @@ import { codex } from './codex';
 import { copilotCli } from './copilot-cli';
 import { geminiCli } from './gemini-cli';
 import { opencode } from './opencode';
+import { pi } from './pi';
 import { qwenCode } from './qwen-code';
 import type { AgentSpec } from './spec';
 
 /** Every agent `beacon install` sets up besides goose: one line each. */
-export const AGENT_SPECS: readonly AgentSpec[] = [claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli];
+export const AGENT_SPECS: readonly AgentSpec[] = [claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, pi];
 
 export const AGENT_IDS = AGENT_SPECS.map((a) => a.id);
 
