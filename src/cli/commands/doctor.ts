@@ -13,7 +13,7 @@ import { CONFIG_OPTION, HOOKS_LOG_OPTION, agentTarget, collectorPort } from '../
 export const spec = {
   name: 'beacon doctor',
   summary: 'check, one by one, that telemetry will arrive (goose, or the agent named)',
-  usage: '[claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--json] [--send-test] [--log PATH] [--config FILE] [--port N]',
+  usage: '[claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli|pi] [--json] [--send-test] [--log PATH] [--config FILE] [--port N]',
   description: `Checks, one by one, that goose telemetry will arrive: the collector (and that it writes the log you
 read), the service, goose's config.yaml and environment, the hooks plugin (by running its launcher),
 and the event log; then one line per other agent found on this machine. Named an agent, checks that

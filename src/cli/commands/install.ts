@@ -13,7 +13,7 @@ import { CONFIG_OPTION, HOOKS_LOG_OPTION, HOOKS_ONLY_OPTION, OTLP_ONLY_OPTION, P
 export const spec = {
   name: 'beacon install',
   summary: "set up an agent's hooks and its OTLP export to Beacon; no agent: what each found would change",
-  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli] [--scope user|project] [--hooks-only|--otlp-only] [--protocol http|grpc] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
+  usage: '[goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli|pi] [--scope user|project] [--hooks-only|--otlp-only] [--protocol http|grpc] [--capture-content] [--force] [--dry-run] [--configure-otlp] [--log PATH] [--config FILE]',
   description: `goose: installs its beacon-endpoint hooks plugin (hooks.json and a launcher pinning this Node.js),
 so prompts and tool calls are recorded, and — with --configure-otlp — sets the OTLP export in goose's
 config.yaml (after a timestamped backup). Without it config.yaml stays untouched and the two lines

@@ -9,7 +9,7 @@ import { CONFIG_OPTION, HOOKS_ONLY_OPTION, OTLP_ONLY_OPTION, SCOPE_OPTION, colle
 export const spec = {
   name: 'beacon uninstall',
   summary: 'undo beacon install',
-  usage: '<goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli> [--scope user|project] [--hooks-only|--otlp-only]',
+  usage: '<goose|claude-code|codex|gemini-cli|qwen-code|opencode|copilot-cli|pi> [--scope user|project] [--hooks-only|--otlp-only]',
   description: `Undoes beacon install. goose: removes the hooks file and the plugin directories that leaves empty,
 the launcher (when no scope uses it any more), and the OTLP keys --configure-otlp set in config.yaml
 while they still hold the values it wrote (a value you changed since is left, and named).
