@@ -86,10 +86,10 @@ function installedCommand(h: Home, spec: AgentSpec, event: string): string {
 }
 
 const hookAgents = AGENT_SPECS.filter((a) => a.hooks);
-const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before' };
+const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before', pi: 'tool_call' };
 
 describe('beacon doctor <agent>: Beacon\'s hook entries registered, each exactly as install writes it', () => {
-  it('covers the six agents', () => assert.deepEqual(hookAgents.map((a) => a.id).sort(), Object.keys(preTool).sort()));
+  it('covers the seven agents', () => assert.deepEqual(hookAgents.map((a) => a.id).sort(), Object.keys(preTool).sort()));
   for (const spec of hookAgents) {
     it(`${spec.id}: installed → ok with its launcher answering; not installed → warn naming beacon install; ${spec.hooks!.plugin ? 'the plugin edited' : 'an event missing, a command edited'} → fail`, () => {
       const h = homeWithLauncher();
