@@ -27,6 +27,7 @@ const AGENT_ALIASES: Readonly<Record<string, string>> = {
   qwen: 'qwen-code', qwen_code: 'qwen-code',
   copilot: 'copilot-cli', 'github-copilot': 'copilot-cli', copilot_cli: 'copilot-cli',
   'opencode-ai': 'opencode',
+  'pi-coding-agent': 'pi', 'pi-agent': 'pi',
 };
 
 /** A harness name as a user typed it, in Beacon's spelling: goose's spellings and the agents' aliases resolved. */

@@ -32,6 +32,7 @@ const DIALECTS: Record<string, { post: string; payload: Payload }> = {
   'copilot-cli': { post: 'postToolUse', payload: (s, _c, cwd, _e, phase) => ({ sessionId: s, timestamp: Date.now(), cwd, toolName: 'beacon_doctor_test', toolArgs: {}, ...(phase === 'post' ? { toolResult: { resultType: 'success', textResultForLlm: '' } } : {}) }) },
   opencode: { post: 'tool.execute.after', payload: (s, c, cwd, _e, phase) => (phase === 'pre' ? { directory: cwd, input: { tool: 'beacon_doctor_test', sessionID: s, callID: c }, output: { args: {} } } : { directory: cwd, input: { tool: 'beacon_doctor_test', sessionID: s, callID: c, args: {} }, output: { title: '', output: '', metadata: {} } }) },
   cline: { post: 'PostToolUse', payload: (s, c, cwd, _e, phase) => ({ taskId: s, sessionContext: { rootSessionId: s }, workspaceRoots: [cwd], ...(phase === 'pre' ? { tool_call: { id: c, name: 'beacon_doctor_test', input: {} } } : { tool_result: { id: c, name: 'beacon_doctor_test', input: {}, output: {} } }) }) },
+  pi: { post: 'tool_result', payload: (s, c, cwd, _e, phase) => ({ cwd, sessionId: s, event: { type: phase === 'pre' ? 'tool_call' : 'tool_result', toolName: 'beacon_doctor_test', toolCallId: c, input: {}, ...(phase === 'post' ? { content: [], isError: false } : {}) } }) },
 };
 
 /**

@@ -4,6 +4,7 @@ import { clineStore } from './cline/store-cline';
 import { codexStore } from './codex/store-codex';
 import { copilotCliStore } from './copilot-cli/store-copilot-cli';
 import { geminiCliStore } from './gemini-cli/store-gemini-cli';
+import { piStore } from './pi/store-pi';
 import { qwenCodeStore } from './qwen-code/store-qwen-code';
 
 /**
@@ -66,7 +67,7 @@ export interface StoreFileReader {
   context?(): ReaderContext | undefined;
 }
 
-export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore, clineStore];
+export const SESSION_STORES: readonly SessionStore[] = [claudeCodeStore, codexStore, geminiCliStore, qwenCodeStore, copilotCliStore, clineStore, piStore];
 
 /** The store a word names (`claude`, `claude-code`, `codex`), if any. */
 export function sessionStoreNamed(word: string): SessionStore | undefined {

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { repoRoot } from './paths';
 import { MOCK_API_KEY } from './mock-model';
 
-export type AgentName = 'codex' | 'claude' | 'gemini' | 'qwen' | 'opencode' | 'copilot';
+export type AgentName = 'codex' | 'claude' | 'gemini' | 'qwen' | 'opencode' | 'copilot' | 'pi';
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export interface AgentInfo {
@@ -44,6 +44,8 @@ export const AGENTS: Readonly<Record<AgentName, AgentInfo>> = {
   qwen: { name: 'qwen', package: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen', wire: 'chat', modelCalls: 2, signals: ['traces', 'logs', 'metrics'], protocols: ['http/json'], gzip: false },
   opencode: { name: 'opencode', package: 'opencode-ai', version: '1.18.33', bin: 'opencode', wire: 'chat', modelCalls: 3, signals: ['traces', 'logs'], protocols: ['http/json'], gzip: false },
   copilot: { name: 'copilot', package: '@github/copilot', version: '1.0.102', bin: 'copilot', wire: 'chat', modelCalls: 2, signals: ['traces', 'metrics'], protocols: ['http/protobuf', 'http/json'], gzip: false },
+  // Pi exports no OTLP at all (docs/agents/pi-facts.md): its extension, stream and session store are its paths
+  pi: { name: 'pi', package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi', wire: 'chat', modelCalls: 2, signals: [], protocols: [], gzip: false },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS) as AgentName[];
@@ -327,6 +329,17 @@ const PLANS: Record<AgentName, (bin: string, o: AgentRunOptions) => Plan> = {
     };
     if (o.gzip) env.OTEL_EXPORTER_OTLP_COMPRESSION = 'gzip';
     return { argv: [bin, '-p', o.prompt ?? LAB_PROMPT, '--allow-all', '--no-auto-update', '--model', 'gpt-4.1'], env, files: {} };
+  },
+  pi(bin, o) {
+    // A custom provider on the mock's chat completions; Pi has no approval step (every tool runs).
+    const models = { providers: { mock: { baseUrl: `${o.mockUrl}/v1`, api: 'openai-completions', apiKey: MOCK_API_KEY, models: [{ id: 'mock-model' }] } } };
+    // PI_OFFLINE: no startup network (version check, package updates); PI_TELEMETRY=0: no install ping
+    const env: Record<string, string> = { PI_OFFLINE: '1', PI_TELEMETRY: '0' };
+    return {
+      argv: [bin, '--provider', 'mock', '--model', 'mock-model', '-p', o.prompt ?? LAB_PROMPT],
+      env,
+      files: { [join(o.home, '.pi', 'agent', 'models.json')]: JSON.stringify(models, null, 2) },
+    };
   },
 };
 

@@ -202,7 +202,7 @@ export async function labRun(agent: AgentName): Promise<string> {
   }
 }
 
-const AGENT_LABEL: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', opencode: 'opencode', copilot: 'Copilot CLI' };
+const AGENT_LABEL: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', opencode: 'opencode', copilot: 'Copilot CLI', pi: 'Pi' };
 const buckets = (b: Buckets | null) => (b ? [b.input, b.output, b.cacheRead, b.cacheWrite, b.reasoning ?? '—'].join(' / ') : '(none)');
 const same = (a: Buckets | null, b: Buckets | null) => JSON.stringify(a) === JSON.stringify(b);
 const BUCKET_NAMES: Record<keyof Buckets, string> = { input: 'input', output: 'output', cacheRead: 'cache read', cacheWrite: 'cache write', reasoning: 'reasoning' };

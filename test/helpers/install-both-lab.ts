@@ -18,7 +18,7 @@ export const PROMPT = 'Write the lab note, then list the missing directory.';
  * against the mock model's two-tool script (write a file, then a command failing with exit 2).
  * Returns what a user would see: the records, the joined rows, and `beacon events --session` as printed.
  */
-export async function installAloneRun(t: TestContext, agent: AgentName, id: string, flags: string[] = []) {
+export async function installAloneRun(t: TestContext, agent: AgentName, id: string, flags: string[] = [], afterRun?: (home: string, log: string) => void, agentEnv: Record<string, string> = {}) {
   const found = agentBinary(agent);
   if (!found.path) return void t.skip(found.skip);
   const base = tempDir(`install-alone-${agent}-`);
@@ -29,7 +29,7 @@ export async function installAloneRun(t: TestContext, agent: AgentName, id: stri
   const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
   const collector = await startCollector();
   try {
-    const env: Record<string, string> = {};
+    const env: Record<string, string> = { ...agentEnv };
     const run = await runAgent(agent, {
       mockUrl: mock.url, otlpBaseUrl: 'http://127.0.0.1:9', protocol: 'http/protobuf', home, workdir: work, prompt: PROMPT, timeoutMs: 100_000, telemetry: false, env, flags,
       beforeRun() {
@@ -45,6 +45,7 @@ export async function installAloneRun(t: TestContext, agent: AgentName, id: stri
     assert.equal(run.code, 0, `exit ${run.code}\n${run.stderr.slice(-1500)}`);
     // the export's last batch may trail the agent's exit by its batch delay
     await new Promise((r) => setTimeout(r, 1500));
+    afterRun?.(home, collector.log);
     const records = jsonl(spawnSync(process.execPath, [BEACON_BIN, 'events', '--json', '--log', collector.log], { encoding: 'utf8' }).stdout);
     const prompt = records.find((r) => r.event.action === 'prompt.submitted' && r.harness.collection_method === 'hook');
     const session: string = prompt?.session?.id;

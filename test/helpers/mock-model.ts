@@ -198,7 +198,7 @@ function route(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, 
       return;
     }
     if (step === 'tool' && write && twoTools) {
-      call = { name: write.name, args: writeArgs(write.name, twoTools), id: wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID };
+      call = { name: write.name, args: writeArgs(write, twoTools), id: wire === 'anthropic' ? MOCK_ANTHROPIC_CALL_ID : MOCK_CALL_ID };
       rec.toolName = call.name;
       rec.toolArgs = call.args;
     } else if (step === 'tool') {
@@ -270,11 +270,12 @@ function toolResults(wire: Wire, b: Json): number {
 }
 
 /** The write tool, by the names the agents give it, and its arguments in that agent's own keys. */
-const WRITE_ARGS: Record<string, (s: TwoToolScript) => Record<string, unknown>> = {
+const WRITE_ARGS: Record<string, (s: TwoToolScript, schema: Json) => Record<string, unknown>> = {
   Write: (s) => ({ file_path: s.path, content: s.content }),
   write_file: (s) => ({ file_path: s.path, content: s.content }),
   create: (s) => ({ path: s.path, file_text: s.content }),
-  write: (s) => ({ filePath: s.path, content: s.content }),
+  // opencode's `write` takes `filePath`, Pi's takes `path` (Pi rejects the call otherwise, before any hook sees it)
+  write: (s, schema) => (schema.properties?.path !== undefined && schema.properties?.filePath === undefined ? { path: s.path, content: s.content } : { filePath: s.path, content: s.content }),
   editor: (s) => ({ path: s.path, new_text: s.content }), // Cline (with a non-GPT model id; GPT ids get apply_patch)
 };
 
@@ -282,8 +283,8 @@ function pickWriteTool(tools: ToolDef[]): ToolDef | undefined {
   return tools.find((t) => Object.hasOwn(WRITE_ARGS, t.name));
 }
 
-function writeArgs(name: string, s: TwoToolScript): Record<string, unknown> {
-  return WRITE_ARGS[name]!(s);
+function writeArgs(tool: ToolDef, s: TwoToolScript): Record<string, unknown> {
+  return WRITE_ARGS[tool.name]!(s, tool.schema);
 }
 
 function asArray(v: unknown): Json[] {

@@ -13,7 +13,7 @@ import { BEACON_BIN, tempDir } from './paths';
 import { streamAdapter } from '../../src/sources/stream-registry';
 import { withStreamMode } from '../../src/stream/stream-mode';
 
-export const STREAM_PLATFORM: Readonly<Record<AgentName, string>> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code', opencode: 'opencode', copilot: 'copilot-cli' };
+export const STREAM_PLATFORM: Readonly<Record<AgentName, string>> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code', opencode: 'opencode', copilot: 'copilot-cli', pi: 'pi' };
 
 export const STREAM_PROMPT = 'Write the lab note, then list the missing directory.';
 
@@ -51,8 +51,8 @@ export function mockTruth(mock: MockModel, name: AgentName): Buckets {
     t.cache_read_input_tokens += u.cached;
     if (wire === 'anthropic') t.cache_creation_input_tokens += u.cacheCreation;
     t.output_tokens += u.output + (wire === 'gemini' ? u.reasoning : 0);
-    // Claude's wire has no reasoning count; Qwen's stream drops the one its wire has
-    if (wire !== 'anthropic' && name !== 'qwen') t.reasoning_output_tokens += u.reasoning;
+    // Claude's wire has no reasoning count; Qwen's stream drops the one its wire has, Pi reports none
+    if (wire !== 'anthropic' && name !== 'qwen' && name !== 'pi') t.reasoning_output_tokens += u.reasoning;
   }
   return t;
 }

@@ -98,7 +98,7 @@ function installedCommand(h: Home, spec: AgentSpec, event: string): string {
 }
 
 const hookAgents = AGENT_SPECS.filter((a) => a.hooks);
-const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before', cline: 'PreToolUse' };
+const preTool: Record<string, string> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', 'gemini-cli': 'BeforeTool', 'qwen-code': 'PreToolUse', 'copilot-cli': 'preToolUse', opencode: 'tool.execute.before', cline: 'PreToolUse', pi: 'tool_call' };
 
 describe('beacon doctor <agent>: Beacon\'s hook entries registered, each exactly as install writes it', () => {
   it('covers the seven agents', () => assert.deepEqual(hookAgents.map((a) => a.id).sort(), Object.keys(preTool).sort()));

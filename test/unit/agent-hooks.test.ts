@@ -160,6 +160,24 @@ describe('opencode plugin payloads', () => {
   });
 });
 
+describe('Pi extension payloads ({cwd, sessionId, event})', () => {
+  const P = (event: unknown) => ({ cwd: CWD, sessionId: 'pi-1', event });
+  it("toolCallId is the model's call id; a failed bash call's exit code is the result text's last line", () => {
+    const r = only('pi', 'tool_result', P({ type: 'tool_result', toolName: 'bash', toolCallId: 'call_beacon_0002', input: { command: FAILING }, content: [{ type: 'text', text: 'ls: cannot access\n\n\nCommand exited with code 2' }], details: {}, isError: true }));
+    assert.deepEqual([r.event.action, r.command?.exit_code, r.gen_ai?.tool?.call?.id, r.session?.id], ['tool.failed', 2, 'call_beacon_0002', 'pi-1']);
+    const e = only('pi', 'tool_result', P({ type: 'tool_result', toolName: 'edit', toolCallId: 'c3', input: { path: `${CWD}/n.txt`, edits: [{ oldText: 'a', newText: 'b' }] }, content: [], isError: false }));
+    assert.deepEqual([e.event.action, e.file?.path], ['file.modified', `${CWD}/n.txt`]);
+    assert.match(e.file?.diff ?? '', /^\+b$/m);
+    assert.equal(only('pi', 'input', P({ type: 'input', text: 'hi there', source: 'interactive' })).prompt?.text, 'hi there');
+  });
+  it("an assistant message_end is one model call, its numbers already disjoint (input without the cache), keyed by the response id", () => {
+    const usage = { input: 900, output: 40, cacheRead: 300, cacheWrite: 0, totalTokens: 1240, cost: { total: 0 } };
+    const r = only('pi', 'message_end', P({ type: 'message_end', message: { role: 'assistant', content: [], provider: 'mock', model: 'mock-model', usage, stopReason: 'toolUse', timestamp: 1_796_211_929_260, responseId: 'chatcmpl-1' } }));
+    assert.deepEqual([r.event.action, r.harness.collection_method, r.gen_ai?.response?.id, r.gen_ai?.usage?.input_tokens, r.gen_ai?.usage?.output_tokens, r.gen_ai?.usage?.cache_read?.input_tokens], ['model.invoked', 'hook', 'chatcmpl-1', 900, 40, 300]);
+    assert.deepEqual(adapter('pi').read('message_end', JSON.stringify(P({ type: 'message_end', message: { role: 'user', content: 'x' } })), ctx()).events, []);
+  });
+});
+
 describe('replies: the neutral answer never steers the agent, the deny is its own shape', () => {
   const reason = 'pipe to shell';
   // Each agent's observed neutral answer is exit 0 and nothing at all ("allow" skips the user's
@@ -174,6 +192,7 @@ describe('replies: the neutral answer never steers the agent, the deny is its ow
     'copilot-cli': ['preToolUse', { permissionDecision: 'deny', permissionDecisionReason: reason }],
     opencode: ['tool.execute.before', { decision: 'deny', reason }],
     cline: ['PreToolUse', { cancel: true, errorMessage: reason }],
+    pi: ['tool_call', { decision: 'deny', reason }],
   };
   for (const a of HOOK_ADAPTERS) {
     it(`${a.platform}: neutral on its pre-tool event, its deny shape with a denial, and nothing but the neutral answer on its other events`, () => {
@@ -208,6 +227,7 @@ describe("every agent's hook records say which of the agent's hooks saw them", (
     'copilot-cli': ['preToolUse', { sessionId: S, toolName: TOOL, toolArgs: {} }, 'postToolUse', { sessionId: S, toolName: TOOL, toolArgs: {}, toolResult: { resultType: 'success' } }],
     opencode: ['tool.execute.before', { input: { sessionID: S, tool: TOOL, callID: ID }, output: { args: {} } }, 'tool.execute.after', { input: { sessionID: S, tool: TOOL, callID: ID, args: {} }, output: {} }],
     cline: ['PreToolUse', { sessionContext: { rootSessionId: S }, tool_call: { id: ID, name: TOOL, input: {} } }, 'PostToolUse', { sessionContext: { rootSessionId: S }, tool_result: { id: ID, name: TOOL, input: {}, output: {} } }],
+    pi: ['tool_call', { sessionId: S, event: { toolName: TOOL, toolCallId: ID, input: {} } }, 'tool_result', { sessionId: S, event: { toolName: TOOL, toolCallId: ID, input: {}, content: [], isError: false } }],
   };
   // Gemini and Copilot send no call id: Beacon's pairing names the call (here: the same id for both calls, as a reused one)
   const c = ctx({ pairCall: () => ID });

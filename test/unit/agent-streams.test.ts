@@ -25,7 +25,7 @@ const BAD = ['{"type":"assistant","message":', j({ type: 'brand_new_record', x: 
 
 describe('beacon stream: every agent through one registry', () => {
   it('lists goose and the other agents, each once', () => {
-    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli', 'cline']);
+    assert.deepEqual(STREAM_ADAPTERS.map((a) => a.platform), ['goose', 'claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli', 'cline', 'pi']);
   });
 });
 
@@ -194,5 +194,31 @@ describe('opencode run --format json', () => {
     const calls = evs.filter((e) => e.detail.usageReport?.scope === 'call').map((e) => e.detail.usageReport!.usage);
     assert.deepEqual(calls, [{ input_tokens: 900, output_tokens: 40, cache_read: { input_tokens: 300 }, reasoning: { output_tokens: 8 } }, { input_tokens: 500, output_tokens: 25, cache_read: { input_tokens: 1000 }, reasoning: { output_tokens: 5 } }]);
     assert.deepEqual(records('opencode', evs).filter((r) => r.event.action === 'usage.reported').map((r) => r.raw?.usage_scope), ['call', 'call']);
+  });
+});
+
+describe('pi --mode json', () => {
+  const usage = (input: number, cacheRead: number, output: number) => ({ input, output, cacheRead, cacheWrite: 0, totalTokens: input + cacheRead + output, cost: { total: 0 } });
+  const assistant = (n: number, content: unknown[], u: unknown) => j({ type: 'message_end', message: { role: 'assistant', content, provider: 'mock', model: 'mock-model', usage: u, stopReason: 'toolUse', timestamp: 1_796_211_929_000 + n, responseId: `chatcmpl-${n}` } });
+  const lines = [
+    j({ type: 'session', version: 3, id: SID, timestamp: '2026-12-02T11:45:28.757Z', cwd: '/w' }),
+    j({ type: 'agent_start' }),
+    j({ type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'go' }], timestamp: 1_796_211_928_976 } }),
+    assistant(1, [{ type: 'toolCall', id: 'c1', name: 'write', arguments: { path: '/w/n.txt', content: 'hi\n' } }], usage(900, 300, 40)),
+    j({ type: 'tool_execution_start', toolCallId: 'c1', toolName: 'write', args: { path: '/w/n.txt', content: 'hi\n' } }),
+    j({ type: 'tool_execution_end', toolCallId: 'c1', toolName: 'write', result: { content: [{ type: 'text', text: 'Successfully wrote 3 bytes' }] }, isError: false }),
+    j({ type: 'tool_execution_start', toolCallId: 'c2', toolName: 'bash', args: { command: 'make test' } }),
+    j({ type: 'tool_execution_end', toolCallId: 'c2', toolName: 'bash', result: { content: [{ type: 'text', text: 'ls: no\n\n\nCommand exited with code 2' }], details: {} }, isError: true }),
+    assistant(3, [{ type: 'text', text: 'Done.' }], usage(500, 1000, 25)),
+    ...BAD,
+  ];
+  it('the header names the session; write, failed command with exit code 2, the answer; each message one call in disjoint buckets', () => {
+    const p = streamAdapter('pi')!.createParser({});
+    const evs = [...lines.flatMap((l) => p.line(l)), ...p.end()];
+    assert.equal(p.streamSessionId, SID);
+    assert.deepEqual(types(evs), ['write', 'command', 'agent', 'unknown', 'unknown']);
+    assert.deepEqual(harness(evs).find((h) => h.type === 'command'), { timestamp: harness(evs)[1]!.timestamp, sessionId: SID, type: 'command', command: 'make test', exitCode: 2, isSuccess: false });
+    const calls = evs.filter((e) => e.detail.usageReport?.scope === 'call').map((e) => [e.detail.usageReport!.callId, e.detail.usageReport!.usage.input_tokens, e.detail.usageReport!.usage.cache_read?.input_tokens, e.detail.usageReport!.usage.output_tokens]);
+    assert.deepEqual(calls, [['chatcmpl-1', 900, 300, 40], ['chatcmpl-3', 500, 1000, 25]]);
   });
 });

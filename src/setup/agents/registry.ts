@@ -7,11 +7,12 @@ import { copilotCli } from './copilot-cli';
 import { geminiCli } from './gemini-cli';
 import { goose } from './goose';
 import { opencode } from './opencode';
+import { pi } from './pi';
 import { qwenCode } from './qwen-code';
 import type { AgentSpec } from './spec';
 
 /** Every agent `beacon install`, `uninstall` and `doctor` set up and check: one line each. */
-export const AGENT_SPECS: readonly AgentSpec[] = [goose, claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, cline];
+export const AGENT_SPECS: readonly AgentSpec[] = [goose, claudeCode, codex, geminiCli, qwenCode, opencode, copilotCli, cline, pi];
 
 export const AGENT_IDS = AGENT_SPECS.map((a) => a.id);
 
