@@ -9,8 +9,9 @@ import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { spawn } from 'node:child_process';
 import { jsonl, runBeacon } from '../helpers/daemon';
-import { tempDir } from '../helpers/paths';
+import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 /** goose 1.47.0's schema (version 16) for the three tables Beacon reads, with one session's rows. */
 function gooseDb(path: string): void {
@@ -96,5 +97,29 @@ describe('beacon import: database stores', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /other users may write the file \(mode 666\)/);
     assert.doesNotMatch(r.stdout, /added/);
+  });
+
+  it('--follow reads a database again once it changed: a call goose commits shows up, nothing twice', { timeout: 30_000 }, async () => {
+    const home = tempDir('goose-follow-home-');
+    const db = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
+    gooseDb(db);
+    const log = join(tempDir('goose-follow-log-'), 'events.db');
+    const child = spawn(process.execPath, [BEACON_BIN, 'import', 'goose', '--from', home, '--log', log, '--follow'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const until = async (re: RegExp) => {
+      for (const end = Date.now() + 20_000; !re.test(out); await new Promise((r) => setTimeout(r, 100))) if (Date.now() > end) throw new Error(`no ${re} in: ${out}`);
+    };
+    try {
+      await until(/goose: added 4 events/);
+      const w = new Database(db); // goose committing one more call while Beacon follows
+      w.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES ('20261202_1', ?, 'gpt-4.1', 10, 2, 12, 0, 0)").run(Math.floor(Date.now() / 1000));
+      w.close();
+      await until(/goose: added 1 event from/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+    }
+    assert.equal(usage(log).model_calls, 3);
   });
 });
