@@ -6,6 +6,9 @@ import type { EventSink } from '../ingest/sink';
 import { BeaconError } from '../model/errors';
 import type { ImportFollowHealth } from '../model/health';
 import { SESSION_STORES, sessionStoreNamed, type SessionStore } from '../sources/store-registry';
+import { DATABASE_STORES, databaseStoreNamed } from '../sources/store-db-registry';
+import type { DatabaseStore } from '../sources/store-db';
+import { databaseSource } from '../importer/database-import';
 import { EventLog } from '../store/log/event-log';
 import { ImportCursors } from '../store/log/import-cursors';
 
@@ -31,11 +34,20 @@ export interface ImportFollowOptions {
 
 /** The stores `importFollow` names; an unknown name fails the start (a typo would otherwise follow nothing, silently). */
 export function followedStores(setting: string): SessionStore[] {
+  return chosen(setting).filter((s): s is SessionStore => 'root' in s);
+}
+
+/** The database stores (opencode, goose) `importFollow` names. */
+export function followedDatabases(setting: string): DatabaseStore[] {
+  return chosen(setting).filter((s): s is DatabaseStore => 'path' in s);
+}
+
+function chosen(setting: string): (SessionStore | DatabaseStore)[] {
   const words = setting.split(',').map((w) => w.trim()).filter(Boolean);
-  if (words.length === 1 && words[0]!.toLowerCase() === 'all') return [...SESSION_STORES];
+  if (words.length === 1 && words[0]!.toLowerCase() === 'all') return [...SESSION_STORES, ...DATABASE_STORES];
   return words.map((w) => {
-    const store = sessionStoreNamed(w);
-    if (!store) throw new BeaconError('bad_data', `importFollow: unknown agent "${w}" (known: all, ${SESSION_STORES.flatMap((s) => s.names).join(', ')})`);
+    const store = sessionStoreNamed(w) ?? databaseStoreNamed(w);
+    if (!store) throw new BeaconError('bad_data', `importFollow: unknown agent "${w}" (known: all, ${[...SESSION_STORES, ...DATABASE_STORES].flatMap((s) => s.names).join(', ')})`);
     return store;
   });
 }
@@ -49,6 +61,7 @@ export function followedStores(setting: string): SessionStore[] {
  */
 export function startImportFollow(o: ImportFollowOptions, logger: Logger): ImportFollowLoop {
   const stores = followedStores(o.agents);
+  const databases = followedDatabases(o.agents);
   // The cursors are written on the receiver's thread: a lock held elsewhere (retention) may cost it
   // this long at most, then the cursor waits for the next pass (reading again adds nothing).
   const log = EventLog.open(o.logPath, { busyTimeoutMs: Math.min(o.busyTimeoutMs, CURSOR_BUSY_MS), hookConnection: true });
@@ -61,6 +74,7 @@ export function startImportFollow(o: ImportFollowOptions, logger: Logger): Impor
   const home = o.env.HOME || homedir();
   const follower = new StoreFollower({
     stores: stores.map((store) => ({ store, root: store.root(home, o.env) })),
+    wholes: databases.map((d) => databaseSource(d, d.path(home, o.env))),
     target,
     // a path and what is wrong with it: never a line's content
     warn: (m) => logger.warn({ warning: m }, 'session store import'),

@@ -1,23 +1,30 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolveEventLogPath } from '../../config/paths';
 import { escapeControls } from '../../model/terminal';
 import { importStore, KINDS, type StoreImported } from '../../importer/import-store';
 import { DryRunTarget, LogTarget } from '../../importer/target';
 import { StoreFollower, type FollowedStore } from '../../importer/follow';
+import type { WholeSource } from '../../importer/whole-import';
 import { BeaconError } from '../../model/errors';
 import { SESSION_STORES, sessionStoreNamed, type SessionStore } from '../../sources/store-registry';
+import { DATABASE_STORES, databaseStoreNamed } from '../../sources/store-db-registry';
+import type { DatabaseStore } from '../../sources/store-db';
+import { databaseSource } from '../../importer/database-import';
+import { importWhole } from '../../importer/whole-import';
+import { tallyInto, type Tally } from '../../importer/import-store';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { plural } from '../format';
 import { openLogForReading, timeRange } from '../log-access';
 
-const AGENT_WORDS = SESSION_STORES.flatMap((s) => s.names);
+const AGENT_WORDS = [...SESSION_STORES, ...DATABASE_STORES].flatMap((s) => s.names);
 
 export const spec = {
   name: 'beacon import',
   summary: "read the agents' own session stores into the event log, counted once with what OTLP recorded",
   usage: '[<agent>…] [--log PATH] [--from DIR] [--since T] [--dry-run] [--follow]',
-  description: `Reads the session files each agent keeps on its own (${SESSION_STORES.map((s) => s.harness).join(', ')}; all of them
+  description: `Reads the session files each agent keeps on its own (${[...SESSION_STORES, ...DATABASE_STORES].map((s) => s.harness).join(', ')}; all of them
 unless agents are named) and records their model calls (tokens, model, response id, time), prompts and
 tool calls (command line, file, result, exit code) in the event log, collection method "poll". Claude
 Code: $CLAUDE_CONFIG_DIR, else ~/.claude, /projects/*/*.jsonl. Codex: $CODEX_HOME, else ~/.codex,
@@ -25,6 +32,10 @@ Code: $CLAUDE_CONFIG_DIR, else ~/.claude, /projects/*/*.jsonl. Codex: $CODEX_HOM
 session-*.jsonl (and the older *.json). Qwen Code: $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen,
 /projects/*/chats/*.jsonl. Copilot CLI: $COPILOT_HOME, else ~/.copilot, /session-state/*/events.jsonl.
 Cline: $CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, else ~/.cline/data/sessions, /<id>/<id>.messages.json.
+Pi: $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR (else ~/.pi/agent) /sessions/*/*.jsonl.
+opencode: $OPENCODE_DB, else $XDG_DATA_HOME (else ~/.local/share) /opencode/opencode.db. goose:
+$GOOSE_PATH_ROOT/data, else $XDG_DATA_HOME/goose (else ~/.local/share/goose), /sessions/sessions.db;
+a database is copied with its -wal into a private 0700 temporary directory and the copy read.
 --from DIR reads the stores under DIR as a home instead (the agents' override variables are then not
 read). A call or prompt the log already holds — imported
 before, or recorded by OTLP (same session, same tokens or text, within a minute) — adds nothing: the
@@ -54,14 +65,16 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const stores = chosenStores(positionals);
+  const databases = chosenDatabases(positionals);
   const { sinceNs } = timeRange(values.since, undefined, values.utc === true);
   const warn = (m: string) => io.stderr(`beacon import: ${escapeControls(m)}\n`);
   const logPath = resolveEventLogPath(values.log, io.env);
   const dryRun = values['dry-run'] === true;
   const rootOf = (store: SessionStore) => (values.from !== undefined ? store.root(values.from) : store.root(io.env.HOME || homedir(), io.env));
+  const pathOf = (store: DatabaseStore) => (values.from !== undefined ? store.path(values.from) : store.path(io.env.HOME || homedir(), io.env));
   if (values.follow === true) {
     if (dryRun || sinceNs !== undefined) throw new BeaconError('usage', '--follow records everything from where each file was read: it takes no --dry-run or --since');
-    return follow(stores.map((store) => ({ store, root: rootOf(store) })), new LogTarget(logPath), warn, io);
+    return follow(stores.map((store) => ({ store, root: rootOf(store) })), databases.map((d) => databaseSource(d, pathOf(d))), new LogTarget(logPath), warn, io);
   }
   const target = dryRun ? new DryRunTarget(openLogForReading(logPath)) : new LogTarget(logPath);
   const progress = new Progress(process.stderr.isTTY === true && !io.env.CI);
@@ -75,6 +88,14 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
       progress.clear();
       report(io.out, store, root, r, dryRun);
     }
+    for (const store of databases) {
+      const path = pathOf(store);
+      const tallies = new Map<string, Tally>();
+      const r = await importWhole(databaseSource(store, path), { target, warn, onRows: tallyInto(tallies, values.utc === true), ...(sinceNs !== undefined ? { sinceNs } : {}) });
+      if (!r.read && !existsSync(path)) io.out(`${store.harness}: no database at ${path}`);
+      else io.out(`${store.harness}: database ${path}: ${r.read ? 'read (a private copy)' : 'unchanged since the last import, not read'}`);
+      reportTallies(io.out, tallies, dryRun);
+    }
     const spooled = target.spooled();
     if (spooled > 0) io.out(`${plural(spooled, 'event')} waited for the log's lock too long and went to its spool: the collector (or the next writer) commits them`);
   } finally {
@@ -85,15 +106,15 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
 }
 
 /** `--follow`: until SIGINT or SIGTERM, a line per file a pass added events from. */
-async function follow(stores: FollowedStore[], target: LogTarget, warn: (m: string) => void, io: Pick<CommandIO, 'out' | 'stderr'>): Promise<number> {
+async function follow(stores: FollowedStore[], wholes: WholeSource[], target: LogTarget, warn: (m: string) => void, io: Pick<CommandIO, 'out' | 'stderr'>): Promise<number> {
   const follower = new StoreFollower({
-    stores, target, warn,
+    stores, wholes, target, warn,
     onBatch: (b) => b.added > 0 && io.out(`${b.harness}: added ${plural(b.added, 'event')} from ${escapeControls(b.path)}`),
   });
   const signalled = new Promise<void>((resolve) => {
     for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve());
   });
-  io.stderr(`beacon import: following ${stores.map((s) => escapeControls(s.root)).join(', ')} (Ctrl-C stops)\n`);
+  io.stderr(`beacon import: following ${[...stores.map((s) => s.root), ...wholes.map((w) => w.path)].map((p) => escapeControls(p)).join(', ')} (Ctrl-C stops)\n`);
   follower.start();
   const alive = setInterval(() => {}, 1 << 30); // the follower's timers are unref'd (the collector's must not hold its exit): this one holds the command's
   try {
@@ -110,8 +131,13 @@ async function follow(stores: FollowedStore[], target: LogTarget, warn: (m: stri
 
 function chosenStores(words: string[]): SessionStore[] {
   if (words.length === 0) return [...SESSION_STORES];
-  const chosen = words.map((w) => sessionStoreNamed(w) ?? sessionStoreNamed(expectPositional(spec, w, 'agent'))!);
+  const chosen = words.map((w) => sessionStoreNamed(w) ?? (databaseStoreNamed(w) ? undefined : sessionStoreNamed(expectPositional(spec, w, 'agent'))));
   return SESSION_STORES.filter((s) => chosen.includes(s));
+}
+
+function chosenDatabases(words: string[]): DatabaseStore[] {
+  if (words.length === 0) return [...DATABASE_STORES];
+  return DATABASE_STORES.filter((d) => words.some((w) => databaseStoreNamed(w) === d));
 }
 
 function report(out: (s: string) => void, store: SessionStore, root: string, r: StoreImported, dryRun: boolean): void {
@@ -122,7 +148,11 @@ function report(out: (s: string) => void, store: SessionStore, root: string, r: 
   // the bytes read say what a re-import costs: a file unchanged since its cursor is not read at all
   const unchanged = r.unchanged > 0 ? `, ${plural(r.unchanged, 'file')} unchanged since the last import` : '';
   out(`${store.harness}: ${plural(r.files, 'session file')} under ${root}: read ${plural(r.bytes, 'byte')}${unchanged}`);
-  for (const [month, t] of [...r.tallies].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  reportTallies(out, r.tallies, dryRun);
+}
+
+function reportTallies(out: (s: string) => void, tallies: Map<string, Tally>, dryRun: boolean): void {
+  for (const [month, t] of [...tallies].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const kinds = KINDS.filter((k) => t.byKind.has(k)).map((k) => plural(t.byKind.get(k)!, k)).join(', ');
     out(`  ${month}: ${dryRun ? 'would add' : 'added'} ${plural(t.added, 'event')}${kinds ? ` (${kinds})` : ''}, ${t.present.toLocaleString('en-US')} already recorded`);
   }

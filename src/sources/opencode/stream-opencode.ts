@@ -7,8 +7,8 @@ import { agentStreamRecord } from '../stream-records';
 import { isObj, num, StreamState, type Obj } from '../stream-state';
 import { classifyOpencodeTool, opencodeToolUse } from './tools';
 
-/** opencode's step tokens: input WITHOUT the cache, output WITHOUT reasoning (the facts' capture: 1667 = 2345 − 678, 44 = 57 − 13). */
-const OPENCODE_STREAM_USAGE: UsageSemantics = { inputIncludesCache: false, outputIncludesReasoning: false };
+/** opencode's step tokens (stream and store alike): input WITHOUT the cache, output WITHOUT reasoning (the facts' capture: 1667 = 2345 − 678, 44 = 57 − 13). */
+export const OPENCODE_STREAM_USAGE: UsageSemantics = { inputIncludesCache: false, outputIncludesReasoning: false };
 
 /**
  * `opencode run --format json`: `{type, timestamp (epoch ms), sessionID, part}` lines — step_start,
