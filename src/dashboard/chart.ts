@@ -25,7 +25,7 @@ let d3: Promise<D3> | undefined;
  * d3-scale and d3-time (issue 24 item 6: round ticks, a time axis with the empty buckets) are ES
  * modules; this CommonJS build loads them once with import(), which every supported Node has.
  */
-const loadD3 = () => (d3 ??= Promise.all([import('d3-scale'), import('d3-time')]).then(([scale, time]) => ({ scale, time })));
+export const loadD3 = (): Promise<D3> => (d3 ??= Promise.all([import('d3-scale'), import('d3-time')]).then(([scale, time]) => ({ scale, time })));
 
 /**
  * A stacked bar chart drawn as SVG on the server (no script, no canvas; a <title> per bar): one slot

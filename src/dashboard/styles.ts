@@ -46,4 +46,9 @@ svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
 .timeline>li.depth-1{margin-left:28px}.timeline>li.depth-2{margin-left:56px}.timeline>li.depth-3{margin-left:84px}.timeline>li.depth-4{margin-left:112px}.timeline>li.depth-5{margin-left:140px}.timeline>li.depth-6{margin-left:168px}
 .took{display:inline-flex;align-items:center;gap:6px;font-size:12px;color:var(--muted);font-variant-numeric:tabular-nums}.took-bar{width:120px;height:8px;background:#eef1f6;border-radius:2px}.took-bar rect{fill:#7c4dcc}
+svg.chart text.unit{font-weight:600}svg.chart line.grid{stroke:#eef1f6}
+svg.waterfall text.wf-label{font-size:12px;fill:var(--fg)}svg.waterfall text.wf-took{font-size:11px}
+svg .wf-model,.legend .wf-model{fill:#7c4dcc;background:#7c4dcc}svg .wf-tool,.legend .wf-tool{fill:#1f7a3d;background:#1f7a3d}svg .wf-step,.legend .wf-step{fill:#aab3c0;background:#aab3c0}svg .wf-failed,.legend .wf-failed{fill:var(--bad);background:var(--bad)}
+svg.waterfall g.wf-row:hover rect{opacity:.8}svg.trend circle.latency{fill:#7c4dcc}svg.trend circle.cost{fill:var(--ok)}svg.trend path.cost{fill:none;stroke:var(--ok);stroke-width:2}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}h3{font-size:14px;margin:12px 0 6px}
 `;
