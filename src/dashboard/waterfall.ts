@@ -60,7 +60,7 @@ function toolRow(c: ToolCallRow, originNs: bigint): WaterfallRow {
     if (pre) startNs = pre.event.tsNs;
     else if (timed) startNs = startOf(timed.event.tsNs, timed.record, durationMs, true);
     else startNs = c.firstNs;
-    const last = results.at(-1);
+    const last = results.find((o) => o.observer === 'post-tool') ?? results.at(-1);
     if (durationMs === undefined && pre && last && last.event.tsNs > pre.event.tsNs) durationMs = Number(last.event.tsNs - pre.event.tsNs) / 1e6;
   }
   const ids = c.observations.map((o) => spanIn(o.record)).find((t) => t.span_id !== undefined) ?? {};
@@ -183,7 +183,7 @@ function barRow(r: WaterfallRow, i: number, top: number, axis: ElapsedAxis): Htm
   const cls = `wf-${r.kind}${r.failed || r.denied ? ' wf-failed' : ''}`;
   const tip = `${r.label} — starts ${fmtDuration(BigInt(Math.round(r.startMs)) * NS_PER_MS)} after the session's start, took ${took}${r.denied ? ', denied' : r.failed ? ', failed' : ''}`;
   const after = x0 + w + 4;
-  return html`<g class="wf-row" data-kind="${r.kind}" data-depth="${r.depth}" data-start-ms="${Math.round(r.startMs)}" data-ms="${r.durationMs === undefined ? '' : Math.round(r.durationMs)}"${r.callId ? html` data-call-id="${r.callId}"` : ''}><title>${tip}</title>
+  return html`<g class="wf-row" data-kind="${r.kind}" data-depth="${r.depth}" data-start-ms="${Math.round(r.startMs)}" data-ms="${r.durationMs === undefined ? '' : Math.round(r.durationMs)}"${r.callId ? html` data-call="${r.callId}"` : ''}><title>${tip}</title>
 <text class="wf-label" x="${4 + indent}" y="${y + 15}">${label}</text>
 <rect class="${cls}" x="${x0.toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${ROW_H - 8}" rx="2"></rect>
 <text class="wf-took" x="${after.toFixed(1)}" y="${y + 15}">${r.durationMs === undefined ? '' : took}</text></g>`;

@@ -72,6 +72,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
         tool_calls: toolCalls,
         tool_calls_by_kind: d?.toolCalls ?? {},
         failed_calls: d?.failedCalls ?? 0,
+        failed_commands: d?.failedCommands ?? 0,
         denied_calls: d?.deniedCalls ?? 0,
         prompts: d?.prompts ?? 0,
         collection_methods: d?.methods ?? [],
@@ -90,13 +91,13 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       out('no sessions match');
       return 0;
     }
-    const header = ['SESSION', 'AGENT', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
+    const header = ['SESSION', 'AGENT', 'START', 'DURATION', 'REPOSITORY', 'MODELS', 'CALLS model/tool', 'FAILED cmd+tool/DENIED', 'TOKENS in/out/cache r/w', 'COST reported | est. list'];
     const table = formatTable(
       [
         header,
         ...rows.map((r) => [
           r.id, r.harness ?? '-', r.start, formatDuration(r._durationNs), r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-', r.models.join(', ') || '-',
-          `${r.model_calls}/${r.tool_calls}`, `${r.failed_calls}/${r.denied_calls}`,
+          `${r.model_calls}/${r.tool_calls}`, `${r.failed_commands}+${r.failed_calls - r.failed_commands}/${r.denied_calls}`,
           `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}`,
           `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}`,
         ]),
