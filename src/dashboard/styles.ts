@@ -41,7 +41,7 @@ svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg
 .legend .in{background:var(--in)}.legend .out{background:var(--out)}.legend .cr{background:var(--cr)}.legend .cw{background:var(--cw)}
 .big{font-size:22px;font-weight:600}.sub{font-size:12px;color:var(--muted)}
 #events td:first-child{white-space:nowrap}
-#sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:normal}#sessions th.reported,#sessions td.reported{width:1%;white-space:nowrap}#sessions td:first-child code{overflow-wrap:anywhere}#sessions td.n .sub{white-space:normal}
+#sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:anywhere}#sessions td.n.failures{white-space:normal;padding-left:1px}#sessions th.reported,#sessions td.reported{width:1%;white-space:nowrap}#sessions td.n .sub{white-space:normal}
 #sessions td.when span{white-space:nowrap}#sessions td.tools{min-width:118px}#sessions td.models{min-width:96px}#sessions td.n{white-space:nowrap}
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
 .timeline>li.depth-1{margin-left:28px}.timeline>li.depth-2{margin-left:56px}.timeline>li.depth-3{margin-left:84px}.timeline>li.depth-4{margin-left:112px}.timeline>li.depth-5{margin-left:140px}.timeline>li.depth-6{margin-left:168px}

@@ -66,7 +66,7 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
 <td class="models">${models.map((m) => html`<a class="badge" href="${href('/sessions', { ...keep, model: m })}">${m}</a>`)}</td>
 <td class="n">${fmtInt(s.modelCalls)}</td>
 <td class="tools">${tools.length ? tools.map(([k, n]) => html`<span class="badge">${k} ${n}</span>`) : html`<span class="muted">none</span>`}</td>
-<td class="n">${d.failedCalls ? html`${d.failedCommands ? html`<div class="bad" data-failed="commands">${d.failedCommands} command${d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}${d.failedCalls - d.failedCommands ? html`<div class="bad" data-failed="tools">${d.failedCalls - d.failedCommands} tool call${d.failedCalls - d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}` : '0'}${d.deniedCalls ? html`<div class="bad">${d.deniedCalls} denied</div>` : ''}</td>
+<td class="n failures">${d.failedCalls ? html`${d.failedCommands ? html`<div class="bad sub" data-failed="commands">${d.failedCommands} command${d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}${d.failedCalls - d.failedCommands ? html`<div class="bad sub" data-failed="tools">${d.failedCalls - d.failedCommands} tool call${d.failedCalls - d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}` : '0'}${d.deniedCalls ? html`<div class="bad">${d.deniedCalls} denied</div>` : ''}</td>
 <td class="n">${fmtTokens(s.tokens)}</td><td class="n reported">${fmtUsd(cost.reportedCost)}</td><td class="n">${fmtUsd(cost.estimatedCost)}${cost.unpricedCalls ? html`<div class="sub warn">unpriced: ${cost.unpricedModels.join(', ')}</div>` : ''}</td>
 <td class="n">${fmtInt(s.events)}</td></tr>`;
   });
