@@ -127,9 +127,33 @@ async function shoot(collectorUrl, profile) {
       console.error(`dashboard-screenshot: wrote ${file} (${Math.round(statSync(file).size / 1024)} KB)`);
       await page.close();
     }
+    await shootWaterfall(browser, collectorUrl);
   } finally {
     await browser.close();
   }
+}
+
+/**
+ * One session's waterfall (docs/images/session-waterfall.png): Copilot CLI's, whose spans nest
+ * (invoke_agent → chat / execute_tool), else the first session listed. Found on the Sessions page.
+ */
+async function shootWaterfall(browser, collectorUrl) {
+  const page = await browser.newPage();
+  await page.goto(`${collectorUrl}/sessions?since=all`, { waitUntil: 'load' });
+  const ids = await page.locator('#sessions tr[data-session]').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-session'), r.innerText]));
+  const chosen = ids.find(([, text]) => text.includes('copilot-cli')) ?? ids[0];
+  if (!chosen) throw new Error('no session to draw a waterfall of');
+  const res = await page.goto(`${collectorUrl}/session?id=${encodeURIComponent(chosen[0])}`, { waitUntil: 'load' });
+  if (res?.status() !== 200) throw new Error(`/session: status ${res?.status()}`);
+  await page.waitForSelector('#waterfall g.wf-row', { timeout: 10_000 });
+  const file = join(OUT, 'session-waterfall.png');
+  // the heading down to the trend charts: the waterfall with its latency and cost beside the timeline's start
+  const top = await page.locator('h2', { hasText: 'Waterfall' }).boundingBox();
+  const bottom = await page.locator('h2', { hasText: 'Timeline' }).boundingBox();
+  await page.setViewportSize({ width: VIEWPORT.width, height: Math.ceil(bottom.y + 40) });
+  await page.screenshot({ path: file, clip: { x: 0, y: Math.max(0, top.y - 8), width: VIEWPORT.width, height: Math.ceil(bottom.y - top.y + 8) } });
+  console.error(`dashboard-screenshot: wrote ${file} (${Math.round(statSync(file).size / 1024)} KB)`);
+  await page.close();
 }
 
 async function main() {

@@ -18,6 +18,8 @@ const SERIES = [
 
 /** The most slots a chart draws: a window longer than this starts at its first data. */
 const MAX_SLOTS = 400;
+/** px per x label with its gap (11 px text: `12-02 14:00` is ~62 px, `2026-12-02` ~58 px in Chromium) */
+const TICK_PX: Record<ChartInterval, number> = { hour: 84, day: 80, week: 80 };
 
 type D3 = { scale: typeof import('d3-scale'); time: typeof import('d3-time') };
 let d3: Promise<D3> | undefined;
@@ -25,7 +27,7 @@ let d3: Promise<D3> | undefined;
  * d3-scale and d3-time (issue 24 item 6: round ticks, a time axis with the empty buckets) are ES
  * modules; this CommonJS build loads them once with import(), which every supported Node has.
  */
-const loadD3 = () => (d3 ??= Promise.all([import('d3-scale'), import('d3-time')]).then(([scale, time]) => ({ scale, time })));
+export const loadD3 = (): Promise<D3> => (d3 ??= Promise.all([import('d3-scale'), import('d3-time')]).then(([scale, time]) => ({ scale, time })));
 
 /**
  * A stacked bar chart drawn as SVG on the server (no script, no canvas; a <title> per bar): one slot
@@ -55,14 +57,18 @@ export async function stackedBars(points: UsagePoint[], opts: { interval: ChartI
 
   const W = opts.width ?? 1100;
   const H = opts.height ?? 260;
-  const [left, right, top, bottom] = [64, 24, 12, 30];
+  const [left, right, top, bottom] = [64, 24, 22, 30];
   const x = scale.scaleUtc().domain([slots[0]!, interval.offset(slots[slots.length - 1]!, 1)]).range([left, W - right]);
   const totals = slots.map((s) => (sums.get(s.getTime()) ?? [0, 0, 0, 0]).reduce((a, v) => a + v, 0));
   const max = Math.max(0, ...totals);
   const y = scale.scaleLinear().domain([0, max || 1]).nice().range([H - bottom, top]);
   const yTicks = max === 0 ? [0] : y.ticks(5).filter(Number.isInteger);
-  const xTicks = x.ticks(Math.max(2, Math.floor((W - left - right) / 110)));
-  const xLabel = x.tickFormat();
+  // One format per interval; a tick per bucket (at its bar), every k-th counted back from the newest
+  // bucket, so no tick is past now, a weekly tick is the bucket's Monday, and labels stay TICK_PX apart.
+  const tickText = (d: Date) => (opts.interval === 'hour' ? d.toISOString().slice(5, 16).replace('T', ' ') : d.toISOString().slice(0, 10));
+  const every = Math.max(1, Math.ceil(slots.length / Math.max(1, Math.floor((W - left - right) / TICK_PX[opts.interval]))));
+  const xTicks = slots.filter((_, i) => (slots.length - 1 - i) % every === 0);
+  const center = (d: Date) => (x(d) + x(interval.offset(d, 1))) / 2;
   const label = (d: Date) => (opts.interval === 'hour' ? `${d.toISOString().slice(0, 13).replace('T', ' ')}:00 UTC` : opts.interval === 'day' ? d.toISOString().slice(0, 10) : `week from ${d.toISOString().slice(0, 10)}`);
 
   const bars = slots.map((s, i) => {
@@ -87,9 +93,10 @@ export async function stackedBars(points: UsagePoint[], opts: { interval: ChartI
   const anchor = (px: number) => (px > W - right - 40 ? 'end' : px < left + 40 ? 'start' : 'middle');
   return html`<div class="legend">${SERIES.map(([c, n]) => html`<span><i class="${c}"></i>${n}</span>`)}</div>
 <svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="tokens per ${opts.interval}, stacked by kind" data-slots="${slots.length}">
+<text class="unit" x="${left - 6}" y="${top - 2}" text-anchor="end">tokens</text>
 ${yTicks.map((t) => html`<line x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"></line><text class="y" x="${left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${fmtTokens(t)}</text>`)}
 <line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"></line>
-${xTicks.map((t) => html`<line class="tick" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${H - bottom}" y2="${H - bottom + 4}"></line><text class="x" x="${x(t).toFixed(1)}" y="${H - 10}" text-anchor="${anchor(x(t))}">${xLabel(t)}</text>`)}
+${xTicks.map((t) => html`<line class="tick" x1="${center(t).toFixed(1)}" x2="${center(t).toFixed(1)}" y1="${H - bottom}" y2="${H - bottom + 4}"></line><text class="x" x="${center(t).toFixed(1)}" y="${H - 10}" text-anchor="${anchor(center(t))}" data-tick="${t.toISOString()}">${tickText(t)}</text>`)}
 ${bars}
 ${max === 0 ? html`<text class="empty" x="${(W / 2).toFixed(0)}" y="${(H / 2).toFixed(0)}" text-anchor="middle">no model calls in this window</text>` : ''}
 </svg>`;

@@ -20,7 +20,8 @@ export async function renderPage(page: Page, ctx: DashboardContext, q: Query): P
 }
 
 export function notFoundPage(path: string): string {
-  return layout({ page: PAGES[0]!, pages: PAGES, title: 'Not found', seq: 0n, body: html`<h1>Not found</h1><p>There is no page <code>${path}</code>.</p>` }).value;
+  // a page of its own, under no navigation entry: the 404 highlights none
+  return layout({ page: { name: 'not-found', path, nav: { under: '' }, render: () => ({ title: 'Not found', body: html`` }) }, pages: PAGES, title: 'Not found', seq: 0n, body: html`<h1>Not found</h1><p>There is no page <code>${path}</code>.</p>` }).value;
 }
 
 /** `GET /api/changes?since=SEQ`: the newest commit and how many came after SEQ (the pages poll it). */

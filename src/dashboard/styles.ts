@@ -14,7 +14,7 @@ h1{font-size:20px;margin:4px 0 12px}h2{font-size:16px;margin:18px 0 8px}
 .card h2{margin-top:0}
 table{border-collapse:collapse;width:100%;background:var(--card)}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 12px}.kv dt{color:var(--muted)}.kv dd{margin:0;word-break:break-all}
+.kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 12px}.kv dt{color:var(--muted)}.kv dd{margin:0;overflow-wrap:break-word}
 .badge{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;background:#e8ecf3;color:var(--fg);margin:1px 2px 1px 0;white-space:nowrap}
 .badge.ok{background:#dcf2e3;color:var(--ok)}.badge.warn{background:#fdebd0;color:var(--warn)}.badge.bad{background:#fbe0de;color:var(--bad)}
 .badge.off{background:transparent;color:#aab3c0;border:1px dashed #c8cfda}
@@ -41,9 +41,14 @@ svg.chart text{font-size:11px;fill:var(--muted)}svg.chart .in{fill:var(--in)}svg
 .legend .in{background:var(--in)}.legend .out{background:var(--out)}.legend .cr{background:var(--cr)}.legend .cw{background:var(--cw)}
 .big{font-size:22px;font-weight:600}.sub{font-size:12px;color:var(--muted)}
 #events td:first-child{white-space:nowrap}
-#sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:anywhere}
+#sessions{font-size:13px}#sessions th{white-space:normal}#sessions th,#sessions td{padding:5px 4px}#sessions code,#sessions .badge{white-space:normal;overflow-wrap:anywhere}#sessions td.n.failures{white-space:normal;padding-left:1px}#sessions th.reported,#sessions td.reported{width:1%;white-space:nowrap}#sessions td.n .sub{white-space:normal}
 #sessions td.when span{white-space:nowrap}#sessions td.tools{min-width:118px}#sessions td.models{min-width:96px}#sessions td.n{white-space:nowrap}
 .grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
 .timeline>li.depth-1{margin-left:28px}.timeline>li.depth-2{margin-left:56px}.timeline>li.depth-3{margin-left:84px}.timeline>li.depth-4{margin-left:112px}.timeline>li.depth-5{margin-left:140px}.timeline>li.depth-6{margin-left:168px}
 .took{display:inline-flex;align-items:center;gap:6px;font-size:12px;color:var(--muted);font-variant-numeric:tabular-nums}.took-bar{width:120px;height:8px;background:#eef1f6;border-radius:2px}.took-bar rect{fill:#7c4dcc}
+svg.chart text.unit{font-weight:600}svg.chart line.grid{stroke:#eef1f6}
+svg.waterfall text.wf-label{font-size:12px;fill:var(--fg)}svg.waterfall text.wf-took{font-size:11px}
+svg .wf-model,.legend .wf-model{fill:#7c4dcc;background:#7c4dcc}svg .wf-tool,.legend .wf-tool{fill:#1f7a3d;background:#1f7a3d}svg .wf-step,.legend .wf-step{fill:#aab3c0;background:#aab3c0}svg .wf-failed,.legend .wf-failed{fill:var(--bad);background:var(--bad)}
+svg.waterfall g.wf-row:hover rect{opacity:.8}svg.trend circle.latency{fill:#7c4dcc}svg.trend circle.cost{fill:var(--ok)}svg.trend path.cost{fill:none;stroke:var(--ok);stroke-width:2}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}h3{font-size:14px;margin:12px 0 6px}
 `;

@@ -24,6 +24,10 @@ describe('beacon sessions', () => {
     const a = rows.find((s) => s.id === 'ses_a');
     assert.equal(a.repository, '/home/alice/proj');
     assert.equal(a.failed_calls, 1);
+    // the failed `cargo test` (PostToolUseFailure: tool.failed with its command) is a failed command, counted with the commands
+    assert.equal(a.failed_commands, 1);
+    assert.equal(a.tool_calls_by_kind['command.executed'], 2);
+    assert.equal(a.tool_calls_by_kind.tool, undefined);
     assert.equal(a.denied_calls, 1);
     assert.ok(a.tool_calls >= 2, `tool calls ${a.tool_calls}`);
     assert.equal(a.prompts, 1);
@@ -32,6 +36,7 @@ describe('beacon sessions', () => {
     assert.equal(table.status, 0, table.stderr);
     assert.match(table.stdout, /^SESSION\s+AGENT\s+START/m);
     assert.match(table.stdout, /ses_a\s+goose .*\/home\/alice\/proj/);
+    assert.match(table.stdout, /ses_a .* 1\+0\/1 /, 'one failed command, no other failed tool, one denial');
     assert.ok(!table.stdout.includes('\u001b'), 'no escape sequence reaches the terminal');
   });
 

@@ -167,12 +167,13 @@ describe('the persisted usage rollup (schema v5)', () => {
  */
 function foldDetail(db: Database.Database, id: string) {
   const rows = db.prepare(`SELECT ${ACTIVITY_COLUMNS} FROM events WHERE session_id = ? ORDER BY ts_ns, seq`).all(id) as StoredActivity[];
-  const detail = { toolCalls: {} as Record<string, number>, failedCalls: 0, deniedCalls: 0, prompts: rows.filter((r) => r.action === 'prompt.submitted').length, methods: [...new Set(rows.map((r) => r.method))].sort(), events: rows.length };
+  const detail = { toolCalls: {} as Record<string, number>, failedCalls: 0, failedCommands: 0, deniedCalls: 0, prompts: rows.filter((r) => r.action === 'prompt.submitted').length, methods: [...new Set(rows.map((r) => r.method))].sort(), events: rows.length };
   for (const c of joinToolCalls(rows)) {
     if (c.kind !== 'tool_call') continue;
     const kind = c.action ?? (c.denied ? 'denied' : 'tool');
     detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
     if (c.failed) detail.failedCalls++;
+    if (c.failed && kind === 'command.executed') detail.failedCommands++;
     if (c.denied) detail.deniedCalls++;
   }
   return detail;

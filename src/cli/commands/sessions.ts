@@ -74,6 +74,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
         tool_calls: toolCalls,
         tool_calls_by_kind: d?.toolCalls ?? {},
         failed_calls: d?.failedCalls ?? 0,
+        failed_commands: d?.failedCommands ?? 0,
         denied_calls: d?.deniedCalls ?? 0,
         prompts: d?.prompts ?? 0,
         collection_methods: d?.methods ?? [],
@@ -108,7 +109,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
 
 interface SessionLine {
   id: string; harness: string | null; start: string; _durationNs: bigint; repository: string | null; branch: string | null; models: string[];
-  model_calls: number; tool_calls: number; failed_calls: number; denied_calls: number;
+  model_calls: number; tool_calls: number; failed_calls: number; failed_commands: number; denied_calls: number;
   tokens: { input: number; output: number; cache_read: number; cache_write: number };
   reported_cost_usd: number | null; estimated_cost_usd: number | null; unpriced_models: string[];
 }
@@ -125,7 +126,7 @@ function sessionColumns<Row extends SessionLine>(): Column<Row>[] {
     { header: 'REPOSITORY', show: 'wide', cell: (r) => (r.repository ? `${r.repository}${r.branch ? ` (${r.branch})` : ''}` : '-') },
     { header: 'MODELS', show: 'wide', cell: (r) => r.models.join(', ') || '-' },
     { header: 'CALLS model/tool', show: 'wide', cell: (r) => `${r.model_calls}/${r.tool_calls}` },
-    { header: 'FAILED/DENIED', show: 'wide', cell: (r) => `${r.failed_calls}/${r.denied_calls}` },
+    { header: 'FAILED cmd+tool/DENIED', show: 'wide', cell: (r) => `${r.failed_commands}+${r.failed_calls - r.failed_commands}/${r.denied_calls}` },
     { header: 'TOKENS in/out/cache r/w', show: 'wide', cell: (r) => `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}` },
     { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => tokens(r).toLocaleString('en-US') },
     { header: 'COST reported | est. list', show: 'wide', cell: (r) => `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}` },

@@ -66,8 +66,8 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
 <td class="models">${models.map((m) => html`<a class="badge" href="${href('/sessions', { ...keep, model: m })}">${m}</a>`)}</td>
 <td class="n">${fmtInt(s.modelCalls)}</td>
 <td class="tools">${tools.length ? tools.map(([k, n]) => html`<span class="badge">${k} ${n}</span>`) : html`<span class="muted">none</span>`}</td>
-<td class="n">${d.failedCalls ? html`<span class="bad">${d.failedCalls} failed</span>` : '0'}${d.deniedCalls ? html`<div class="bad">${d.deniedCalls} denied</div>` : ''}</td>
-<td class="n">${fmtTokens(s.tokens)}</td><td class="n">${fmtUsd(cost.reportedCost)}</td><td class="n">${fmtUsd(cost.estimatedCost)}${cost.unpricedCalls ? html`<div class="sub warn">unpriced: ${cost.unpricedModels.join(', ')}</div>` : ''}</td>
+<td class="n failures">${d.failedCalls ? html`${d.failedCommands ? html`<div class="bad sub" data-failed="commands">${d.failedCommands} command${d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}${d.failedCalls - d.failedCommands ? html`<div class="bad sub" data-failed="tools">${d.failedCalls - d.failedCommands} tool call${d.failedCalls - d.failedCommands === 1 ? '' : 's'} failed</div>` : ''}` : '0'}${d.deniedCalls ? html`<div class="bad">${d.deniedCalls} denied</div>` : ''}</td>
+<td class="n">${fmtTokens(s.tokens)}</td><td class="n reported">${fmtUsd(cost.reportedCost)}</td><td class="n">${fmtUsd(cost.estimatedCost)}${cost.unpricedCalls ? html`<div class="sub warn">unpriced: ${cost.unpricedModels.join(', ')}</div>` : ''}</td>
 <td class="n">${fmtInt(s.events)}</td></tr>`;
   });
   const body = html`<h1>Sessions</h1>
@@ -79,7 +79,7 @@ ${sinceSelect(w.since)}
 <button type="submit">Apply</button> <a href="/sessions">reset</a>
 </form>
 <p class="muted">${fmtInt(page.total)} session${page.total === 1 ? '' : 's'} with events in the window. Tokens and costs count the window's model calls; costs: reported = what the runtime itself reported, estimate = list-price estimate from Beacon's price catalog.</p>
-<table id="sessions"><thead><tr><th>session</th>${th('start', 'start')}${th('end', 'end')}${th('duration', 'duration', true)}<th>harness · paths</th><th>repository</th><th>models</th>${th('model calls', 'model_calls', true)}<th>tool calls</th><th class="n">failures</th>${th('tokens', 'tokens', true)}<th class="n">reported</th><th class="n">estimate</th>${th('events', 'events', true)}</tr></thead>
+<table id="sessions"><thead><tr><th>session</th>${th('start', 'start')}${th('end', 'end')}${th('duration', 'duration', true)}<th>harness · paths</th><th>repository</th><th>models</th>${th('model calls', 'model_calls', true)}<th>tool calls</th><th class="n">failures</th>${th('tokens', 'tokens', true)}<th class="n reported">reported</th><th class="n">estimate</th>${th('events', 'events', true)}</tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="14" class="muted">No sessions in this window.</td></tr>`}</tbody></table>
 <div class="pager">${offset > 0 ? html`<a href="${href('/sessions', { ...keep, sort, dir: desc ? 'desc' : 'asc', offset: Math.max(0, offset - PAGE) })}">← previous</a>` : ''}
 <span class="muted">${page.total ? `${offset + 1}–${Math.min(offset + PAGE, page.total)} of ${page.total}` : ''}</span>

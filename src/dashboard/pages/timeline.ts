@@ -6,10 +6,12 @@ import type { Observer, TimelineItem, ToolCallRow } from '../../store/queries/to
 import { UsagePricer } from '../../pricing/usage-groups';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
+import { callPoints, renderCallTrends } from '../call-trends';
 import { renderDiff } from '../diff';
 import { fmtDuration, fmtInt, fmtTime, fmtTokens, fmtUsd, isoTime } from '../format';
 import { href, html, type Html } from '../html';
 import { summarize } from './describe';
+import { renderWaterfall, waterfallRows } from '../waterfall';
 import type { Page, PageContent } from '../page';
 import { queryUsage } from '../../store/queries/usage';
 import { totalTokens } from '../../model/usage';
@@ -26,7 +28,7 @@ const OBSERVERS: [Observer, string, string][] = [
 ];
 const IDLE_GAP_NS = 5n * 60n * 1_000_000_000n;
 
-function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
+async function renderTimeline(ctx: DashboardContext, q: Query): Promise<PageContent> {
   const id = param(q, 'id');
   if (id === undefined) return { title: 'Session', status: 400, body: html`<h1>Session</h1><p class="bad">No session id: open a session from the <a href="/sessions">sessions list</a>.</p>` };
   const after = parseCursor(param(q, 'after'));
@@ -53,6 +55,11 @@ function renderTimeline(ctx: DashboardContext, q: Query): PageContent {
     const shape = { depth: depth.get(item) ?? 0, took: took(durationOf(item), longest) };
     rows.push(item.kind === 'tool_call' ? toolRow(item, shape) : eventRow(item, shape));
   }
+  // the waterfall's origin is the session's first event (the first page's), so later pages keep its offsets
+  const opening = after ? (sessionTimeline(ctx.db, id, { limit: 1 }).items[0] as TimelineItem | undefined) : undefined;
+  const startNs = opening ? (opening.kind === 'event' ? opening.event.tsNs : opening.firstNs) : firstNs;
+  const bars = waterfallRows(page.items, startNs);
+  const trends = await renderCallTrends(callPoints(page.items, startNs, pricer), { width: 540 });
   const failed = calls.filter((c) => c.failed).length;
   const denied = calls.filter((c) => c.denied).length;
   const unfinished = calls.filter((c) => c.unfinished && !c.denied).length;
@@ -79,6 +86,11 @@ ${reported ? html`<dt>goose's own total</dt><dd id="session-total">${fmtTokens(r
 </dl></div>
 </div>
 <p><a href="${href('/events', { session: id })}">all events of this session</a> · <a href="${href('/tokens', { session: id, since: 'all' })}">its tokens and cost</a></p>
+<h2>Waterfall</h2>
+<p class="muted">Model calls, tool calls and agent turns from the session's start, nested as the agent's spans nest; a bar is as long as the call took (a mark: no path reported a duration).</p>
+${await renderWaterfall(bars)}
+${trends}
+<h2>Timeline</h2>
 <ol class="timeline">${rows}</ol>
 ${page.next ? html`<p class="pager"><a href="${href('/session', { id, after: `${page.next.tsNs}.${page.next.seq}` })}">later events →</a></p>` : ''}`;
   return { title: `Session ${id}`, body };

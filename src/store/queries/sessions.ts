@@ -46,6 +46,8 @@ export interface SessionDetail {
   /** tool calls by kind (the classified action: command.executed, file.modified, …); one call counts once however many paths saw it */
   toolCalls: Record<string, number>;
   failedCalls: number;
+  /** of failedCalls, the commands (kind command.executed: a non-zero exit, or a shell call an agent reported as tool.failed) */
+  failedCommands: number;
   deniedCalls: number;
   prompts: number;
   methods: string[];
@@ -193,7 +195,8 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
   const kinds = db.prepare(
     `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, reused, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied,
        CASE WHEN reused THEN json_group_array(tool_call_id) END AS ids FROM (
-       SELECT tool_call_id, substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action END), 21) AS kind,
+       SELECT tool_call_id, substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action
+         WHEN action = 'tool.failed' AND seq IN (SELECT value FROM json_each(?)) THEN printf('%020d', ts_ns) || 'command.executed' END), 21) AS kind,
          max(action = 'tool.failed' OR ${COMMAND_FAILED_SQL}) AS failed,
          max(action = 'approval.denied') AS denied,
          tool_call_id IS NOT NULL AND count(*) > ${PATHS_SQL} AS reused
@@ -201,11 +204,14 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
        GROUP BY tool_call_id, CASE WHEN tool_call_id IS NULL THEN seq END)
      GROUP BY 1, 2`,
   );
+  // A failed shell call is stored as tool.failed with its command (every source classifies it first):
+  // it is a failed command. Only tool.failed rows are read for their record (few; the index finds them).
+  const failedShells = db.prepare(`SELECT seq FROM events ${idx} WHERE session_id = ? AND action = 'tool.failed' AND json_extract(record, '$.command') IS NOT NULL`).pluck();
   const observations = db.prepare(
     `SELECT ${ACTIVITY_COLUMNS} FROM events ${idx} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
   ).safeIntegers(true);
   return (sessionId) => {
-    const groups = kinds.all(sessionId) as (DetailKind & { reused: number; ids: string | null })[];
+    const groups = kinds.all(JSON.stringify(failedShells.all(sessionId)), sessionId) as (DetailKind & { reused: number; ids: string | null })[];
     const detail = sessionDetail(totals.get(sessionId) as DetailTotals, groups.filter((g) => !g.reused));
     const ids = groups.flatMap((g) => (g.reused && g.ids ? (JSON.parse(g.ids) as string[]) : []));
     if (ids.length > 0) addCalls(detail, joinToolCalls(observations.all(sessionId, JSON.stringify(ids)) as StoredActivity[]));
@@ -231,6 +237,7 @@ function addCalls(detail: SessionDetail, items: TimelineItem[]): void {
     const kind = it.action ?? (it.denied ? 'denied' : 'tool');
     detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
     if (it.failed) detail.failedCalls += 1;
+    if (it.failed && kind === 'command.executed') detail.failedCommands += 1;
     if (it.denied) detail.deniedCalls += 1;
   }
 }
@@ -249,10 +256,11 @@ interface DetailKind {
 }
 
 function sessionDetail(totals: DetailTotals, kinds: DetailKind[]): SessionDetail {
-  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, deniedCalls: 0, prompts: totals.prompts, methods: (JSON.parse(totals.methods) as string[]).sort(), events: totals.events };
+  const detail: SessionDetail = { toolCalls: {}, failedCalls: 0, failedCommands: 0, deniedCalls: 0, prompts: totals.prompts, methods: (JSON.parse(totals.methods) as string[]).sort(), events: totals.events };
   for (const k of kinds) {
     detail.toolCalls[k.kind] = k.calls;
     detail.failedCalls += k.failed;
+    if (k.kind === 'command.executed') detail.failedCommands += k.failed;
     detail.deniedCalls += k.denied;
   }
   return detail;

@@ -105,7 +105,11 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     const name = record.gen_ai?.tool?.name ?? record.tool?.name;
     if (typeof name === 'string' && row.toolName === null) row.toolName = name;
     if (ev.action === 'approval.denied') row.denied = true;
-    else if (ev.action === 'tool.failed') row.failed = true;
+    else if (ev.action === 'tool.failed') {
+      row.failed = true;
+      // a failed shell call is a failed command, as sessions.ts's detail counts it
+      if (row.action === null && record.command !== undefined) row.action = 'command.executed';
+    }
     else if (ev.action !== 'tool.invoked') {
       if (row.action === null || ev.method === 'hook') row.action = ev.action;
       // COMMAND_FAILED_SQL's rule (store/log/schema.ts), so a session's detail agrees whether its calls were summed in
