@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { detectAgent, shellRc } from './agent-detect';
 import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
-import { agentEventStats, hookEventChecks, lastEventCheck, type AgentEventStats } from './agent-hook-events';
+import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
+import { versionCheck } from './agent-version';
 import { agentHookChecks, type HookDoctorContext } from './agent-hook-checks';
 
 /** The agent's settings as it reads them: project scope over user scope, per key. */
@@ -63,13 +64,35 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
           fix: `add to ${rc.file}: ${bad.map((l) => (l.secret ? `the ${l.name} line beacon install ${spec.id} prints` : rc.line(l))).join('; ')}`,
         });
   }
+  const version = versionCheck(spec, ctx);
+  if (version) out.push(version);
   for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
   out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
-  out.push('id' in stats ? stats : lastEventCheck(spec, stats));
+  if ('id' in stats) out.push(stats);
+  else {
+    out.push(lastEventCheck(spec, stats, eventsSince(files, nowNs())));
+    for (const c of [collectionCheck(spec, stats), hookFailuresCheck(spec, stats)]) if (c) out.push(c);
+  }
   return out;
 }
 
-const NO_EVENTS: AgentEventStats = { last: null, n: 0n, testLast: null, testN: 0n, hookLast: null, hookN: 0n, hookTestN: 0n, failN: 0n, failLast: null };
+/**
+ * Since when events must have arrived for "events arrive": the newest change of the settings files
+ * doctor read (install's last write, or a later edit: either way a session started since then reads
+ * them). The install record keeps no time; an agent set up by environment only gets the last 7 days.
+ */
+export function eventsSince(files: string[], now: bigint): EventsSince {
+  let newest = 0;
+  let file = '';
+  for (const f of files) {
+    const m = statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (m > newest) [newest, file] = [m, f];
+  }
+  if (newest === 0) return { ns: now - RECENT_WINDOW_NS, what: 'in the last 7 days' };
+  return { ns: BigInt(Math.floor(newest)) * 1_000_000n, what: `since the setup (${file} last changed ${new Date(newest).toISOString()})` };
+}
+
+const NO_EVENTS: AgentEventStats = { last: null, n: 0n, testLast: null, testN: 0n, hookLast: null, hookN: 0n, hookTestN: 0n, failN: 0n, failLast: null, otlpLast: null };
 const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 
 /**
@@ -126,12 +149,13 @@ export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Rec
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
   const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)!;
   const events = checks.find((c) => c.id === `${spec.id}-events`)!;
+  const version = checks.find((c) => c.id === `${spec.id}-version`);
   // Found but never set up is a note, not a failure: the user may not want Beacon to record it.
   const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.status === 'fail');
   return {
     id: `agent:${spec.id}`,
     status: notSetUp ? 'warn' : worst.status,
-    message: `${spec.title} (${found}): ${main.message}; ${events.message}${worst !== main && worst !== events && worst.status !== 'ok' ? `; ${worst.message}` : ''}`,
+    message: `${spec.title} (${found}${version ? `; version ${version.message}` : ''}): ${main.message}; ${events.message}${worst !== main && worst !== events && worst !== version && worst.status !== 'ok' ? `; ${worst.message}` : ''}`,
     fix: worst.status === 'ok' ? undefined : `beacon doctor ${spec.id}${notSetUp ? `, or beacon install ${spec.id}` : ''}`,
   };
 }
