@@ -147,7 +147,9 @@ export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Rec
   const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings);
   const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
-  const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)!;
+  // An agent with no OTLP keys to check (Cline: hooks only) has no setup line of its own here.
+  const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)
+    ?? { id: spec.id, status: 'ok', message: `no OTLP export to set up: its events come from Beacon's hooks (beacon doctor ${spec.id} checks them)` };
   const events = checks.find((c) => c.id === `${spec.id}-events`)!;
   const version = checks.find((c) => c.id === `${spec.id}-version`);
   // Found but never set up is a note, not a failure: the user may not want Beacon to record it.
