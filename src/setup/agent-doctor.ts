@@ -40,10 +40,12 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   const out: Check[] = [...errors];
   const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
   const wrong = wanted.filter((k) => !isDeepStrictEqual(values(k.path), k.value));
+  let notSetUp = false;
   if (wanted.length > 0) {
     if (wrong.length === 0) out.push({ id: spec.id, status: 'ok', message: `set up in ${files.join(' and ')}: exports to ${ctx.target.base} over ${PROTOCOL_NAMES[ctx.target.protocol]}` });
     else if (wrong.length === wanted.length && wrong.every((k) => values(k.path) === undefined)) {
-      out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? files.join(' and ') : 'no settings file'} ${files.length ? 'has' : 'holds'} none of Beacon's keys`, fix: `beacon install ${spec.id}` });
+      out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? `${files.join(' and ')} ${files.length > 1 ? 'have' : 'has'} none of Beacon's keys` : 'it has no settings file yet'}`, fix: `beacon install ${spec.id}` });
+      notSetUp = true;
     } else {
       out.push({
         id: spec.id, status: 'fail',
@@ -66,7 +68,8 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   }
   const version = versionCheck(spec, ctx);
   if (version) out.push(version);
-  for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
+  // The traps judge a setup: with none, they would only repeat "not set up" (as a second failure).
+  if (!notSetUp) for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
   out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
   if ('id' in stats) out.push(stats);
   else {
@@ -152,8 +155,9 @@ export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Rec
     ?? { id: spec.id, status: 'ok', message: `no OTLP export to set up: its events come from Beacon's hooks (beacon doctor ${spec.id} checks them)` };
   const events = checks.find((c) => c.id === `${spec.id}-events`)!;
   const version = checks.find((c) => c.id === `${spec.id}-version`);
-  // Found but never set up is a note, not a failure: the user may not want Beacon to record it.
-  const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.status === 'fail');
+  // Found but never set up is a note, not a failure: the user may not want Beacon to record it
+  // (an agent with settings keys and environment lines, opencode, fails both when never set up).
+  const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.id !== `${spec.id}-env` && c.status === 'fail');
   return {
     id: `agent:${spec.id}`,
     status: notSetUp ? 'warn' : worst.status,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { agentChecks } from '../../src/setup/agent-doctor';
+import { agentChecks, agentSummary } from '../../src/setup/agent-doctor';
 import { hookEventChecks, type AgentEventStats } from '../../src/setup/agent-hook-events';
 import { AGENT_SPECS } from '../../src/setup/agents/registry';
 import type { AgentSpec } from '../../src/setup/agents/spec';
@@ -101,6 +101,21 @@ describe("every agent's doctor checks, in each state of the log", () => {
       const failed = checksIn(spec, STATES['hook failures']!).find((c) => c.id === `${spec.id}-hook-failures`);
       assert.equal(failed?.status, 'warn', spec.id);
       assert.match(failed.message, new RegExp(`^Beacon's ${spec.title} hooks failed 3 times in the last 24 h`));
+    }
+  });
+});
+
+describe('plain beacon doctor: an agent found and never set up', () => {
+  it('is the same warning for every agent, worded without a double negative (not a FAIL for some: their traps judged a setup that is not there)', () => {
+    for (const spec of others) {
+      const home = tempDir('found-');
+      const env = { HOME: home, PATH: '/nonexistent' };
+      for (const d of spec.configDirs({ env, cwd: home })) mkdirSync(d, { recursive: true });
+      const targets = { http: { protocol: 'http' as const, base: 'http://127.0.0.1:4318', port: 4318 }, grpc: { protocol: 'grpc' as const, base: 'http://127.0.0.1:4317', port: 4317 } };
+      const line = agentSummary(spec, { env, cwd: home, targets, log: join(home, 'events.db') });
+      assert.ok(line, spec.id);
+      assert.equal(line.status, 'warn', `${spec.id}: ${line.message}`);
+      assert.doesNotMatch(line.message, /\bno\b[^:;]*\bnone\b/, line.message);
     }
   });
 });
