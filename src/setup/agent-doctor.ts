@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { detectAgent, shellRc } from './agent-detect';
 import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
-import { agentEventStats, hookEventChecks, lastEventCheck, type AgentEventStats } from './agent-hook-events';
+import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
+import { versionCheck } from './agent-version';
 import { agentHookChecks, type HookDoctorContext } from './agent-hook-checks';
 
 /** The agent's settings as it reads them: project scope over user scope, per key. */
@@ -39,10 +40,12 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
   const out: Check[] = [...errors];
   const wanted = spec.keys(ctx.target, false).filter((k) => !k.content);
   const wrong = wanted.filter((k) => !isDeepStrictEqual(values(k.path), k.value));
+  let notSetUp = false;
   if (wanted.length > 0) {
     if (wrong.length === 0) out.push({ id: spec.id, status: 'ok', message: `set up in ${files.join(' and ')}: exports to ${ctx.target.base} over ${PROTOCOL_NAMES[ctx.target.protocol]}` });
     else if (wrong.length === wanted.length && wrong.every((k) => values(k.path) === undefined)) {
-      out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? files.join(' and ') : 'no settings file'} ${files.length ? 'has' : 'holds'} none of Beacon's keys`, fix: `beacon install ${spec.id}` });
+      out.push({ id: spec.id, status: 'fail', message: `not set up: ${files.length ? `${files.join(' and ')} ${files.length > 1 ? 'have' : 'has'} none of Beacon's keys` : 'it has no settings file yet'}`, fix: `beacon install ${spec.id}` });
+      notSetUp = true;
     } else {
       out.push({
         id: spec.id, status: 'fail',
@@ -63,13 +66,36 @@ export function agentChecks(spec: AgentSpec, ctx: AgentContext & { target: Targe
           fix: `add to ${rc.file}: ${bad.map((l) => (l.secret ? `the ${l.name} line beacon install ${spec.id} prints` : rc.line(l))).join('; ')}`,
         });
   }
-  for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
+  const version = versionCheck(spec, ctx);
+  if (version) out.push(version);
+  // The traps judge a setup: with none, they would only repeat "not set up" (as a second failure).
+  if (!notSetUp) for (const f of spec.traps(ctx, ctx.target, values)) out.push({ ...f, id: `${spec.id}-${f.id}` });
   out.push({ id: `${spec.id}-content`, status: 'ok', message: spec.contentState(values, ctx.env) });
-  out.push('id' in stats ? stats : lastEventCheck(spec, stats));
+  if ('id' in stats) out.push(stats);
+  else {
+    out.push(lastEventCheck(spec, stats, eventsSince(files, nowNs())));
+    for (const c of [collectionCheck(spec, stats), hookFailuresCheck(spec, stats)]) if (c) out.push(c);
+  }
   return out;
 }
 
-const NO_EVENTS: AgentEventStats = { last: null, n: 0n, testLast: null, testN: 0n, hookLast: null, hookN: 0n, hookTestN: 0n, failN: 0n, failLast: null };
+/**
+ * Since when events must have arrived for "events arrive": the newest change of the settings files
+ * doctor read (install's last write, or a later edit: either way a session started since then reads
+ * them). The install record keeps no time; an agent set up by environment only gets the last 7 days.
+ */
+export function eventsSince(files: string[], now: bigint): EventsSince {
+  let newest = 0;
+  let file = '';
+  for (const f of files) {
+    const m = statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (m > newest) [newest, file] = [m, f];
+  }
+  if (newest === 0) return { ns: now - RECENT_WINDOW_NS, what: 'in the last 7 days' };
+  return { ns: BigInt(Math.floor(newest)) * 1_000_000n, what: `since the setup (${file} last changed ${new Date(newest).toISOString()})` };
+}
+
+const NO_EVENTS: AgentEventStats = { last: null, n: 0n, testLast: null, testN: 0n, hookLast: null, hookN: 0n, hookTestN: 0n, failN: 0n, failLast: null, otlpLast: null };
 const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 
 /**
@@ -124,14 +150,18 @@ export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Rec
   const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings);
   const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
-  const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)!;
+  // An agent with no OTLP keys to check (Cline: hooks only) has no setup line of its own here.
+  const main = checks.find((c) => c.id === spec.id || c.id === `${spec.id}-env`)
+    ?? { id: spec.id, status: 'ok', message: `no OTLP export to set up: its events come from Beacon's hooks (beacon doctor ${spec.id} checks them)` };
   const events = checks.find((c) => c.id === `${spec.id}-events`)!;
-  // Found but never set up is a note, not a failure: the user may not want Beacon to record it.
-  const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.status === 'fail');
+  const version = checks.find((c) => c.id === `${spec.id}-version`);
+  // Found but never set up is a note, not a failure: the user may not want Beacon to record it
+  // (an agent with settings keys and environment lines, opencode, fails both when never set up).
+  const notSetUp = main.status === 'fail' && /not set up|reads these from its environment only/.test(main.message) && !checks.some((c) => c !== main && c.id !== `${spec.id}-env` && c.status === 'fail');
   return {
     id: `agent:${spec.id}`,
     status: notSetUp ? 'warn' : worst.status,
-    message: `${spec.title} (${found}): ${main.message}; ${events.message}${worst !== main && worst !== events && worst.status !== 'ok' ? `; ${worst.message}` : ''}`,
+    message: `${spec.title} (${found}${version ? `; version ${version.message}` : ''}): ${main.message}; ${events.message}${worst !== main && worst !== events && worst !== version && worst.status !== 'ok' ? `; ${worst.message}` : ''}`,
     fix: worst.status === 'ok' ? undefined : `beacon doctor ${spec.id}${notSetUp ? `, or beacon install ${spec.id}` : ''}`,
   };
 }

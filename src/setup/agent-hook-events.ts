@@ -14,6 +14,8 @@ export interface AgentEventStats {
   last: bigint | null; n: bigint; testLast: bigint | null; testN: bigint;
   hookLast: bigint | null; hookN: bigint; hookTestN: bigint;
   failN: bigint; failLast: bigint | null;
+  /** the newest OTLP event (not a test): with hookLast, which collection paths record */
+  otlpLast: bigint | null;
 }
 
 // One pass over the agent's events for every line doctor prints about them: no index holds the
@@ -22,8 +24,9 @@ const STATS_SQL = `SELECT max(CASE WHEN NOT t THEN ts_ns END) AS last, coalesce(
     max(CASE WHEN t THEN ts_ns END) AS testLast, coalesce(sum(t), 0) AS testN,
     max(CASE WHEN h AND NOT t AND NOT f THEN ts_ns END) AS hookLast, coalesce(sum(h AND NOT t AND NOT f), 0) AS hookN,
     coalesce(sum(h AND t), 0) AS hookTestN,
-    coalesce(sum(f AND ts_ns >= ?), 0) AS failN, max(CASE WHEN f AND ts_ns >= ? THEN ts_ns END) AS failLast
-  FROM (SELECT ts_ns, coalesce(session_id, '') LIKE ? AS t, method = 'hook' AS h, action = ? AS f FROM events WHERE harness = ?)`;
+    coalesce(sum(f AND ts_ns >= ?), 0) AS failN, max(CASE WHEN f AND ts_ns >= ? THEN ts_ns END) AS failLast,
+    max(CASE WHEN o AND NOT t THEN ts_ns END) AS otlpLast
+  FROM (SELECT ts_ns, coalesce(session_id, '') LIKE ? AS t, method = 'hook' AS h, action = ? AS f, method = 'otlp' AS o FROM events WHERE harness = ?)`;
 
 /** The log's numbers for this agent; a Check when there is no log to read (or it cannot be read). */
 export function agentEventStats(spec: AgentSpec, path: string, nowNs: bigint): AgentEventStats | Check {
@@ -46,10 +49,25 @@ export function agentEventStats(spec: AgentSpec, path: string, nowNs: bigint): A
 const when = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 const ago = (ns: bigint, nowNs: bigint) => (nowNs > ns ? `, ${formatDuration(nowNs - ns)} ago` : '');
 
-/** Has an event from this agent ever arrived: the last one, when (test events told apart). */
-export function lastEventCheck(spec: AgentSpec, stats: AgentEventStats): Check {
+/** Since when doctor asks for events: the setup (the newest change of the files holding Beacon's settings), or a recent window. */
+export interface EventsSince {
+  ns: bigint;
+  /** said in the message: "since the setup (… last changed …)" or "in the last 7 days" */
+  what: string;
+}
+
+export const RECENT_WINDOW_NS = 7n * DAY_NS;
+
+/**
+ * Do events from this agent arrive: the newest one after the setup (issue 33: a log holding last
+ * month's events and none since the install said "ok"). Test events told apart.
+ */
+export function lastEventCheck(spec: AgentSpec, stats: AgentEventStats, since: EventsSince): Check {
   const id = `${spec.id}-events`;
-  if (stats.n > 0n && stats.last !== null) return { id, status: 'ok', message: `last ${spec.id} event ${when(stats.last)} (${stats.n} in all${stats.testN > 0n ? `, besides ${stats.testN} doctor test events` : ''})` };
+  const besides = stats.testN > 0n ? `, besides ${stats.testN} doctor test events` : '';
+  if (stats.n > 0n && stats.last !== null && stats.last >= since.ns) return { id, status: 'ok', message: `last ${spec.id} event ${when(stats.last)}, ${since.what} (${stats.n} in all${besides})` };
+  const fix = `start a new ${spec.title} session (one already running keeps the settings it started with), then beacon doctor ${spec.id} again`;
+  if (stats.n > 0n && stats.last !== null) return { id, status: 'warn', message: `no ${spec.id} event ${since.what}: the last one arrived ${when(stats.last)}`, fix };
   return {
     id, status: 'warn',
     message: `no ${spec.id} event has arrived yet${stats.testN > 0n && stats.testLast !== null ? ` (only beacon doctor --send-test events, the last ${when(stats.testLast)})` : ''}`,
@@ -58,10 +76,39 @@ export function lastEventCheck(spec: AgentSpec, stats: AgentEventStats): Check {
 }
 
 /**
+ * Which of the agent's collection paths record: its OTLP export and Beacon's hooks, each with its
+ * newest event. Only for an agent with both paths, and once anything arrived (the events check says
+ * when nothing has). `id`: goose's check keeps its old name, "collection".
+ */
+export function collectionCheck(spec: AgentSpec, stats: AgentEventStats, id = `${spec.id}-collection`): Check | undefined {
+  if (!spec.hooks && !spec.ownSetup) return undefined;
+  if (stats.otlpLast === null && stats.hookLast === null) return undefined;
+  const describe = (path: string, last: bigint | null) => (last !== null ? `last ${path} event ${when(last)}` : `no ${path} event`);
+  const message = `${describe('OTLP', stats.otlpLast)}; ${describe('hook', stats.hookLast)}`;
+  if (stats.otlpLast !== null && stats.hookLast !== null) return { id, status: 'ok', message: `${message}: both of ${spec.title}'s paths record` };
+  return {
+    id, status: 'warn',
+    message: `${message}: partial, ${stats.otlpLast === null ? `${spec.title}'s token usage, model and reasoning arrive only over OTLP` : `${spec.title}'s prompts and command lines arrive only through the hooks`}`,
+    fix: `beacon doctor ${spec.id} (the half without events), then a new ${spec.title} session`,
+  };
+}
+
+/** Beacon's hooks for this agent failing in the last 24 h: a pre-tool check failed open, or an event was not recorded. */
+export function hookFailuresCheck(spec: AgentSpec, stats: AgentEventStats, id = `${spec.id}-hook-failures`): Check | undefined {
+  if (stats.failN > 0n) {
+    return {
+      id, status: 'warn',
+      message: `Beacon's ${spec.title} hooks failed ${stats.failN === 1n ? 'once' : `${stats.failN} times`} in the last 24 h${stats.failLast !== null ? `, last ${when(stats.failLast)}` : ''}: an event went unrecorded, or ${spec.title} ran a tool call without Beacon's pre-tool check`,
+      fix: `beacon events --action hook.failed --since 1d (the causes); beacon doctor ${spec.id} probes the launcher`,
+    };
+  }
+  return stats.hookN > 0n ? { id, status: 'ok', message: `Beacon's ${spec.title} hooks ran without a failure in the last 24 h` } : undefined;
+}
+
+/**
  * The hook half's last word: the newest hook record of this agent (not a test, not a failure) and
  * its age, or, with none, the reasons doctor can see (`reasons`: from the hook checks above — not
- * installed, the switch off, not trusted, project scope only, installed after the last session);
- * and the agent's `hook.failed` records of the last 24 h, counted.
+ * installed, the switch off, not trusted, project scope only, installed after the last session).
  */
 export function hookEventChecks(spec: AgentSpec, stats: AgentEventStats, nowNs: bigint, reasons: string[]): Check[] {
   const id = `${spec.id}-hook-events`;
@@ -75,15 +122,6 @@ export function hookEventChecks(spec: AgentSpec, stats: AgentEventStats, nowNs: 
       message: `no ${spec.id} hook event in the log${stats.hookTestN > 0n ? ` (only beacon doctor --send-test's)` : ''}: ${why.join('; ')}`,
       fix: `use ${spec.title} once (a new session), then beacon doctor ${spec.id} again`,
     });
-  }
-  if (stats.failN > 0n) {
-    out.push({
-      id: `${spec.id}-hook-failures`, status: 'warn',
-      message: `Beacon's ${spec.id} hooks failed ${stats.failN === 1n ? 'once' : `${stats.failN} times`} in the last 24 h${stats.failLast !== null ? `, last ${when(stats.failLast)}` : ''}: an event was not recorded, or a tool call ran without Beacon's pre-tool check`,
-      fix: `beacon events --action hook.failed --since 1d (the causes)`,
-    });
-  } else if (stats.hookN > 0n) {
-    out.push({ id: `${spec.id}-hook-failures`, status: 'ok', message: `Beacon's ${spec.id} hooks did not fail in the last 24 h` });
   }
   return out;
 }

@@ -56,7 +56,7 @@ export async function doctorFound(o: DoctorRun): Promise<Check[]> {
   if (full) checks.push(...(await full).flat());
   else {
     const m = await machine!;
-    // The log's own check; its collection and hook-failure checks are goose's words (each agent's line says its last event).
+    // The log's own check; each agent's line says its collection and hook failures (the log-wide ones are goose's full check's).
     checks.push(...m.checks, ...logChecks(o.log).filter((c) => c.id === 'event-log'));
     if (o.sendTest && m.untrusted) checks.push(SEND_TEST_WITHHELD);
     else if (o.sendTest) for (const a of lines) checks.push(...(await sendTest(a, o, configuredTarget(a, o, o.targets, agentValues(a, o)))));

@@ -100,7 +100,7 @@ export async function collectorCheck(base: string, ctx: Omit<DoctorContext, 'ser
       check: {
         id: 'collector', status: 'fail',
         message: `the collector at ${base}${version} writes ${served}, but this check (and the hooks installed with it) use ${ctx.log}: OTLP and hook events land in two logs`,
-        fix: `run both on one log: pass the same --log (or BEACON_ENDPOINT_LOG) to beacon service install and beacon install goose`,
+        fix: `run both on one log: pass the same --log (or BEACON_ENDPOINT_LOG) to beacon service install and beacon install <agent>`,
       },
       health: body,
     };

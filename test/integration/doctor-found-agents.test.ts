@@ -83,3 +83,20 @@ describe('beacon install|uninstall goose through the same commands', () => {
     assert.ok(existsSync(join(h.home, '.agents', 'plugins', 'beacon-endpoint', 'hooks', 'hooks.json')), 'the plugin stays');
   });
 });
+
+describe("plain beacon doctor with the agents lab's CLIs on PATH", () => {
+  const LAB_PATH = { PATH: `${join(__dirname, '..', '..', '..', 'test', 'agents', 'node_modules', '.bin')}:/usr/bin:/bin` };
+  it("a line per agent found, a hooks-only one (Cline) included, each with its version beside the lab's", async (t) => {
+    if (!existsSync(join(LAB_PATH.PATH.split(':')[0]!, 'claude'))) return t.skip('the agents lab is not installed: npm ci --prefix test/agents');
+    const h = await homeWithCollector(t);
+    const r = beaconIn(h, ['doctor', '--json'], LAB_PATH);
+    assert.equal(r.stderr, '', 'no crash');
+    const rows = checks(r.stdout);
+    for (const id of ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'copilot-cli', 'cline']) {
+      const line = rows.find((c) => c.id === `agent:${id}`);
+      assert.ok(line, `${id}: ${r.stdout}`);
+      assert.match(line.message, /; version \d+\.\d+\.\d+, the version Beacon's agents lab tested\)/, line.message);
+    }
+    assert.match(rows.find((c) => c.id === 'agent:cline')!.message, /no OTLP export to set up: its events come from Beacon's hooks/);
+  });
+});

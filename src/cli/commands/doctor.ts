@@ -17,8 +17,8 @@ PATH, their config directory, goose's app or Beacon's plugin for it), and only t
 (and that it writes the log you read), the service and the event log; goose in full (its config.yaml
 and environment, the hooks plugin, by running its launcher), each other agent on one line. None
 found: it says so. Named an agent, checks that agent: set up or not, its settings pointing at this
-collector's port and protocol, the traps its version has, content capture on or off, and the last
-event that arrived from it; then its hooks: Beacon's entry on every event (each scope), Codex's
+collector's port and protocol, its version beside the one Beacon's agents lab tested, the traps its
+version has, content capture on or off, and the events that arrived since its setup; then its hooks: Beacon's entry on every event (each scope), Codex's
 feature switch and trust, the launcher (run only when it is Beacon's own and sound), the newest
 hook event or why there is none, hook failures.
 Exit 0 when nothing failed, 1 otherwise. It writes nothing — unless --send-test: then it posts a test

@@ -17,6 +17,7 @@ export const claudeCode: AgentSpec = {
   title: 'Claude Code',
   aliases: ['claude', 'claude_code'],
   binaries: ['claude'],
+  testedVersion: { package: '@anthropic-ai/claude-code', version: '2.1.332' },
   protocols: ['http', 'grpc'],
   configDirs: ({ env }) => [claudeDir(env)],
   settingsFile(scope, { env, cwd }) {

@@ -23,6 +23,7 @@ export const cline: AgentSpec = {
   title: 'Cline',
   aliases: ['cline-cli'],
   binaries: ['cline'],
+  testedVersion: { package: 'cline', version: '3.0.65' },
   protocols: ['http'],
   configDirs: ({ env }) => [clineDir(env)],
   settingsFile: () => undefined,

@@ -18,6 +18,7 @@ export const codex: AgentSpec = {
   title: 'Codex CLI',
   aliases: ['codex-cli', 'openai-codex'],
   binaries: ['codex'],
+  testedVersion: { package: '@openai/codex', version: '0.171.0' },
   protocols: ['http', 'grpc'],
   configDirs: ({ env }) => [codexHome(env)],
   settingsFile: (scope, { env }) => (scope === 'user' ? { format: 'toml', path: join(codexHome(env), 'config.toml') } : undefined),

@@ -15,6 +15,7 @@ export const copilotCli: AgentSpec = {
   title: 'GitHub Copilot CLI',
   aliases: ['copilot', 'github-copilot'],
   binaries: ['copilot'],
+  testedVersion: { package: '@github/copilot', version: '1.0.102' },
   protocols: ['http'],
   configDirs: ({ env }) => [copilotHome(env)],
   settingsFile: () => undefined,

@@ -4,4 +4,5 @@ import { geminiStyleAgent } from './gemini-style';
 export const geminiCli = geminiStyleAgent({
   id: 'gemini-cli', title: 'Gemini CLI', aliases: ['gemini'], bin: 'gemini', dir: '.gemini', envPrefix: 'GEMINI_TELEMETRY', service: 'gemini-cli', eventPrefix: 'gemini_cli',
   hookEvents: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], toolEvents: ['BeforeTool', 'AfterTool'],
+  testedVersion: { package: '@google/gemini-cli', version: '0.61.0' },
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { HOOK_TIMEOUT_S, matcherGroup, matcherGroupCommands } from './hook-spec';
-import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type AgentSpec, type Finding } from './spec';
+import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type AgentSpec, type Finding, type TestedVersion } from './spec';
 
 /**
  * Gemini CLI and its fork Qwen Code: `telemetry` in `~/.<dir>/settings.json` (project scope:
@@ -8,7 +8,7 @@ import { PROTOCOL_NAMES, homeOf, judgeUrl, kv, logsRequest, tokenEnvLines, type 
  * they send OTLP/JSON only. Beacon serves both; install sets the one chosen (`--protocol`, HTTP first).
  * `logPrompts` defaults to true in both, so Beacon sets it explicitly.
  */
-export function geminiStyleAgent(o: { id: string; title: string; aliases: string[]; bin: string; dir: string; envPrefix: string; service: string; eventPrefix: string; hookEvents: readonly string[]; toolEvents: readonly string[] }): AgentSpec {
+export function geminiStyleAgent(o: { id: string; title: string; aliases: string[]; bin: string; dir: string; envPrefix: string; service: string; eventPrefix: string; hookEvents: readonly string[]; toolEvents: readonly string[]; testedVersion?: TestedVersion }): AgentSpec {
   const settingsFile: AgentSpec['settingsFile'] = (scope, { env, cwd }) => ({ format: 'json', path: join(scope === 'user' ? homeOf(env) : cwd, o.dir, 'settings.json') });
   const toolEvents = new Set(o.toolEvents);
   return {
@@ -16,6 +16,7 @@ export function geminiStyleAgent(o: { id: string; title: string; aliases: string
     title: o.title,
     aliases: o.aliases,
     binaries: [o.bin],
+    ...(o.testedVersion ? { testedVersion: o.testedVersion } : {}),
     protocols: ['http', 'grpc'],
     configDirs: ({ env }) => [join(homeOf(env), o.dir)],
     settingsFile,

@@ -18,6 +18,7 @@ export const opencode: AgentSpec = {
   title: 'opencode',
   aliases: ['opencode-ai'],
   binaries: ['opencode'],
+  testedVersion: { package: 'opencode-ai', version: '1.18.33' },
   protocols: ['http'],
   configDirs: ({ env }) => [join(xdgConfig(env), 'opencode')],
   settingsFile: (scope, { env, cwd }) => ({ format: 'json', path: configIn(scope === 'user' ? join(xdgConfig(env), 'opencode') : cwd) }),

@@ -4,4 +4,5 @@ import { geminiStyleAgent } from './gemini-style';
 export const qwenCode = geminiStyleAgent({
   id: 'qwen-code', title: 'Qwen Code', aliases: ['qwen'], bin: 'qwen', dir: '.qwen', envPrefix: 'QWEN_TELEMETRY', service: 'qwen-code', eventPrefix: 'qwen-code',
   hookEvents: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'], toolEvents: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'],
+  testedVersion: { package: '@qwen-code/qwen-code', version: '0.24.4' },
 });

@@ -117,6 +117,17 @@ export interface AgentSpec {
   presentBy?(ctx: AgentContext): string | undefined;
   /** the steps of an agent whose setup is not settings keys and hook entries (goose: its plugin directory and YAML config) */
   ownSetup?: OwnSetup;
+  /**
+   * The npm package and version the agents lab (test/agents/package.json) runs Beacon's tests
+   * against: doctor shows the installed version beside it. Absent: the lab does not test the agent
+   * (goose: a Rust binary outside npm). A unit test keeps these equal to the lab's pins.
+   */
+  testedVersion?: TestedVersion;
+}
+
+export interface TestedVersion {
+  package: string;
+  version: string;
 }
 
 /**
