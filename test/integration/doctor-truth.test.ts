@@ -162,9 +162,9 @@ describe('beacon doctor --send-test', () => {
     const hook = check(r.stdout, 'send-test-hook');
     assert.match(hook.message, /through \/\S+beacon-hooks\S*$/, hook.message);
     assert.doesNotMatch(beacon(h, ['events', '--session', session]).stdout, /unfinished/);
+    // issue 33: the test's records stay out of the reports (beacon events above still has them)
     const listed = jsonl(beacon(h, ['sessions', '--json']).stdout).find((x) => x.id === session);
-    assert.ok(listed, 'the test session is listed');
-    assert.equal(listed.failed_calls, 0);
+    assert.equal(listed, undefined, 'the test session is not among the sessions');
 
     // a collector writing another log: the span is accepted, and doctor says it did not land here
     const other = await startCollector({ env: { HOME: h.home } });

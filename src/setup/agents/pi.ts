@@ -16,6 +16,7 @@ export const pi: AgentSpec = {
   title: 'Pi',
   aliases: ['pi-coding-agent', 'pi-agent'],
   binaries: ['pi'],
+  testedVersion: { package: '@mariozechner/pi-coding-agent', version: '0.73.1' },
   protocols: ['http'],
   configDirs: (ctx) => [agentDir(ctx)],
   settingsFile: () => undefined,
