@@ -73,7 +73,7 @@ describe('Copilot CLI: the hook call takes the id of its execute_tool span', () 
     const log = EventLog.open(path, { readonly: true });
     const [session] = listSessions(log.db, {}).sessions;
     log.close();
-    assert.deepEqual([session?.detail?.toolCalls, session?.detail?.failedCalls], [{ tool: 2 }, 2], 'beacon sessions: two failed calls, not four');
+    assert.deepEqual([session?.detail?.toolCalls, session?.detail?.failedCalls], [{ 'command.executed': 2 }, 2], 'beacon sessions: two failed commands, not four');
   });
 
   it('a span first: the post-tool record takes its id; a span of a call no hook saw stays a row of its own', async () => {
