@@ -19,6 +19,7 @@ import { Lifecycle } from './lifecycle';
 import { startRetentionLoop } from './retention-loop';
 import { startSpoolLoop } from './spool-loop';
 import { startImportFollow } from './import-follow-loop';
+import { storeOnlyAgentsInstalled } from '../setup/store-only-agents';
 
 /** A client that keeps a socket open after the stop began is cut off after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -96,10 +97,12 @@ export async function startCollectorService(config: Readonly<CollectorConfig>, l
     (r) => r.stop(),
   );
   const spool = await parts.start('spool', () => startSpoolLoop({ logPath: config.log, sink }, logger), (s) => s.stop());
-  // Opt-in: the agents' own session stores, read as they are written (stopped before the writer it commits through).
+  // The agents' own session stores, read as they are written (stopped before the writer it commits through):
+  // those `importFollow` names; unset, those of installed agents whose only record of model calls is their store.
+  const followed = config.importFollow ?? storeOnlyAgentsInstalled(hooks.env ?? process.env);
   const importFollow = await parts.start(
     'import follow',
-    () => (config.importFollow ? startImportFollow({ logPath: config.log, agents: config.importFollow, sink, busyTimeoutMs: config.busyTimeoutMs, env: hooks.env ?? process.env }, logger) : undefined),
+    () => (followed ? startImportFollow({ logPath: config.log, agents: followed, sink, busyTimeoutMs: config.busyTimeoutMs, env: hooks.env ?? process.env }, logger) : undefined),
     (f) => f?.stop(),
   );
   let grpcPart: OtlpGrpcReceiver | undefined;

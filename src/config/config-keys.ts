@@ -171,7 +171,7 @@ export const CONFIG_KEYS: { readonly [K in ConfigKey]-?: KeyDefinition<NonNullab
   },
   importFollow: {
     type: 'string', env: 'BEACON_IMPORT_FOLLOW',
-    doc: "follow the agents' own session stores as they write them, as `beacon import --follow` does: `all`, or agents comma-separated (`claude-code,codex`); off when unset",
+    doc: "follow the agents' own session stores as they write them, as `beacon import --follow` does: `all`, or agents comma-separated (`claude-code,codex`); unset: the stores of the installed agents that send no OTLP (Cline)",
   },
 };
 

@@ -33,18 +33,35 @@ interface Lab {
   done(): Promise<void>;
 }
 
-/** `follow`: the collector follows Cline's store as it is written (importFollow), the home its own. */
-async function lab(follow = false): Promise<Lab> {
+/**
+ * `follow`: the collector's home is the lab's, so it follows Cline's store as it is written:
+ * 'installed' by `beacon install cline` alone (the collector restarted after the install, no
+ * importFollow), 'setting' by `importFollow: cline`.
+ */
+async function lab(follow: false | 'setting' | 'installed' = false): Promise<Lab> {
   const base = tempDir('cline-real-');
   const home = join(base, 'home');
   const work = join(base, 'work');
   const note = join(work, 'beacon-lab-note.txt');
   const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command: COMMAND } });
-  const collector = await startCollector(follow ? { env: { HOME: home, BEACON_IMPORT_FOLLOW: 'cline' } } : {});
-  mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port: collector.port, log: collector.log } }));
+  const env = follow === 'setting' ? { HOME: home, BEACON_IMPORT_FOLLOW: 'cline' } : follow === 'installed' ? { HOME: home } : undefined;
+  let collector = await startCollector(env ? { env } : {});
+  const configure = () => {
+    mkdirSync(join(home, '.beacon', 'endpoint'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, '.beacon', 'endpoint', 'config.json'), JSON.stringify({ collector: { port: collector.port, log: collector.log } }));
+  };
+  configure();
   const beacon = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     spawnSync(process.execPath, [BEACON_BIN, ...args], { env: { PATH: process.env.PATH, HOME: home, SHELL: '/bin/bash', BEACON_SERVICE_NO_ACTIVATE: '1', COLUMNS: '160', ...env }, encoding: 'utf8' });
+  if (follow === 'installed') {
+    const install = beacon(['install', 'cline']);
+    assert.equal(install.status, 0, String(install.stdout) + String(install.stderr));
+    assert.match(String(install.stdout), /the collector follows from its next start/);
+    // the collector reads the install state when it starts: the one a user restarts after installing
+    await collector.stop();
+    collector = await startCollector({ log: collector.log, env: env! });
+    configure();
+  }
   return { home, work, note, mock, collector, beacon, done: async () => { await collector.stop(); await mock.close(); rmSync(base, { recursive: true, force: true }); } };
 }
 
@@ -146,12 +163,12 @@ describe('Cline, set up by beacon install cline alone', () => {
     }
   });
 
-  it('with the collector following Cline\'s store (importFollow: cline), no import is run: the same one row per call, each model call once, mid-turn reads adding nothing', { timeout: 150_000 }, async (t) => {
+  for (const follow of ['setting', 'installed'] as const) it(`with the collector following Cline's store (${follow === 'setting' ? 'importFollow: cline' : 'beacon install cline alone, importFollow unset'}), no import is run: the same one row per call, each model call once, mid-turn reads adding nothing`, { timeout: 150_000 }, async (t) => {
     const bin = skipWithout(t);
     if (!bin) return;
-    const l = await lab(true);
+    const l = await lab(follow);
     try {
-      assert.equal(l.beacon(['install', 'cline']).status, 0);
+      if (follow === 'setting') assert.equal(l.beacon(['install', 'cline']).status, 0);
       const run = await runCline({ bin, home: l.home, workdir: l.work, mockUrl: l.mock.url, prompt: PROMPT });
       assert.equal(run.code, 0, run.stderr.slice(-1500));
       let mine: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any

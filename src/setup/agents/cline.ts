@@ -31,7 +31,7 @@ export const cline: AgentSpec = {
   envLines: () => [],
   contentExport: 'nothing to Beacon: Cline sends its OTLP only to Cline\'s own endpoint (its hooks record prompts and tool calls; beacon import cline reads its model calls)',
   contentState: () => 'no OTLP to Beacon: Cline has no local OTLP endpoint switch; hooks carry tool arguments, the session store the prompt and usage',
-  noOtlp: 'no OTLP to set up: Cline sends its telemetry only to Cline\'s own endpoint. Its model calls and tokens: beacon import cline (its session store), or beacon stream cline',
+  noOtlp: 'no OTLP to set up: Cline sends its telemetry only to Cline\'s own endpoint. Its prompts, model calls and tokens come from its session store, which the collector follows from its next start (restart a running one); beacon import cline reads it at once',
   traps: () => [
     { id: 'otlp', status: 'ok', message: 'Cline exports no OTLP to a local endpoint: model calls and their tokens come from `beacon import cline` (its session store) or `beacon stream cline`' },
     { id: 'deny', status: 'ok', message: 'a policy provider\'s deny is Cline\'s cancel: it ends the whole task, not only the tool call' },
