@@ -105,7 +105,7 @@ describe('beacon events: one line per tool call', () => {
       const m = /goose\s+(\S+)\s+(\S+)\s+(\S+)\s/.exec(row ?? '');
       return m?.slice(1).join(' ');
     };
-    assert.equal(outcome('toolu_make'), 'pre-tool+post-tool tool.failed failed');
+    assert.equal(outcome('toolu_make'), 'pre-tool+post-tool command.executed failed', 'a failed shell call is a failed command (issue 33)');
     assert.equal(outcome('toolu_rm'), 'pre-tool+policy approval.denied denied');
     assert.equal(outcome('toolu_sleep'), 'pre-tool tool.invoked unfinished');
     assert.equal(outcome('toolu_02XyZ'), 'otlp tool.failed failed', "goose's failed edit, seen by its span alone");
@@ -174,7 +174,7 @@ describe('a call id names a call within its session, harness and pairing', () =>
     for (const s of ['c-one', 'c-two', 'g-one', 'g-two']) assert.equal(rows.filter((l) => l.includes(` ${s} `)).length, 7, s);
     const failed = table(path, ['--action', 'tool.failed', '--limit', '0']).slice(1);
     assert.equal(failed.length, 6, failed.join('\n'));
-    assert.ok(failed.every((l) => /tool\.failed\s+failed\s+c-(one|two)\s/.test(l)), failed.join('\n'));
+    assert.ok(failed.every((l) => /command\.executed\s+failed\s+c-(one|two)\s/.test(l)), failed.join('\n'));
     // the dashboard's attention list counts them as the rows do
     const log = EventLog.open(path);
     try {
