@@ -149,6 +149,15 @@ describe('dashboard routes (fastify inject)', () => {
     assert.deepEqual([...byModel.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s2']);
     const byRepo = await get(`/sessions?since=all&repository=${encodeURIComponent(`/home/a/${HOSTILE}`)}`);
     assert.deepEqual([...byRepo.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]), ['s1']);
+    // issue 33: the Sessions page's agent filter (aliases as on the CLI), and every agent offered, Cline and Pi too
+    const all = await get('/sessions?since=all');
+    for (const agent of ['goose', 'claude-code', 'cline', 'pi']) assert.match(all.body, new RegExp(`<option value="${agent}">${agent}</option>`));
+    const everyRow = [...all.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]);
+    const byAgent = await get('/sessions?since=all&harness=claude');
+    const claudeRows = [...byAgent.body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]);
+    assert.ok(claudeRows.length > 0 && claudeRows.length < everyRow.length, `${claudeRows.length} of ${everyRow.length}`);
+    assert.match(byAgent.body, /<option value="claude-code" selected>/);
+    assert.equal((await get('/sessions?since=all&harness=goose')).body.match(/<tr data-session="/g)?.length, everyRow.length - claudeRows.length);
     const bad = await get('/events?since=last%20tuesday'); // yesterday is a time word (issue 24 item 8)
     assert.equal(bad.statusCode, 400);
   });

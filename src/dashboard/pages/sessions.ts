@@ -1,5 +1,7 @@
+import { harnessOption } from '../../model/harness';
 import { parseTimeBound } from '../../model/time';
 import { UsagePricer } from '../../pricing/usage-groups';
+import { AGENT_HARNESSES } from '../../sources/registry';
 import { listSessions, SESSION_SORTS, type SessionSort } from '../../store/queries/sessions';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
@@ -39,15 +41,17 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
   const w = timeWindow(q, ctx.nowMs);
   const repository = param(q, 'repository');
   const model = param(q, 'model');
+  const agent = param(q, 'harness');
+  const harness = agent ? harnessOption(agent) : undefined; // `claude` means claude-code, as on the CLI
   const sortParam = param(q, 'sort');
   const sort: SessionSort = SESSION_SORTS.includes(sortParam as SessionSort) ? (sortParam as SessionSort) : 'end';
   const desc = param(q, 'dir') !== 'asc';
   const offset = Math.max(0, Number(param(q, 'offset') ?? 0) | 0);
   if (w.error) return { title: 'Sessions', status: 400, body: html`<h1>Sessions</h1><p class="bad">${w.error}</p>` };
 
-  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model }, { sort, desc, limit: PAGE, offset, detailCache: ctx.sessionDetails });
+  const page = listSessions(ctx.db, { sinceNs: w.sinceNs, untilNs: w.untilNs, repository, model, harness }, { sort, desc, limit: PAGE, offset, detailCache: ctx.sessionDetails });
   const pricer = new UsagePricer(ctx.catalog, ctx.overrides);
-  const keep = { since: w.since, until: param(q, 'until'), repository, model };
+  const keep = { since: w.since, until: param(q, 'until'), repository, model, harness };
   const th = (label: string, key: SessionSort, numeric = false) => {
     const active = key === sort;
     const dir = active && desc ? 'asc' : 'desc';
@@ -75,6 +79,7 @@ function renderSessions(ctx: DashboardContext, q: Query): PageContent {
 ${sinceSelect(w.since)}
 <label>repository<input name="repository" value="${repository ?? ''}" placeholder="/path/to/repo"></label>
 <label>model<input name="model" value="${model ?? ''}" placeholder="claude-sonnet-4-5"></label>
+${agentSelect(harness)}
 <input type="hidden" name="sort" value="${sort}"><input type="hidden" name="dir" value="${desc ? 'desc' : 'asc'}">
 <button type="submit">Apply</button> <a href="/sessions">reset</a>
 </form>
@@ -85,6 +90,11 @@ ${sinceSelect(w.since)}
 <span class="muted">${page.total ? `${offset + 1}–${Math.min(offset + PAGE, page.total)} of ${page.total}` : ''}</span>
 ${offset + PAGE < page.total ? html`<a href="${href('/sessions', { ...keep, sort, dir: desc ? 'desc' : 'asc', offset: offset + PAGE })}" rel="next">next →</a>` : ''}</div>`;
   return { title: 'Sessions', body };
+}
+
+/** the agent filter (issue 33): every agent Beacon reads, and a value from the URL it does not know kept as chosen */
+function agentSelect(harness: string | undefined): Html {
+  return html`<label>agent<select name="harness"><option value="">any</option>${AGENT_HARNESSES.map((h) => html`<option value="${h}"${h === harness ? html` selected` : ''}>${h}</option>`)}${harness && !AGENT_HARNESSES.includes(harness) ? html`<option value="${harness}" selected>${harness}</option>` : ''}</select></label>`;
 }
 
 /** a date over its time, each unbroken: the table fits a 1024 px window (issue 24 item 6) */
