@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from '../model/record';
 import type { Attributes } from '../model/span';
-import type { Observation } from './agent-events';
+import { toolCallEvent, type Agent, type Observation } from './agent-events';
 
 /**
  * What every store reader shares: an observation of a line (its time, session and a key naming it
@@ -44,4 +44,40 @@ export const asText = (v: unknown): string | undefined => (typeof v === 'string'
 /** A file's events in the order they happened (a reader gathers them by kind). */
 export function inTimeOrder(events: NormalizedEvent[]): NormalizedEvent[] {
   return events.sort((a, b) => (a.timeUnixNano < b.timeUnixNano ? -1 : a.timeUnixNano > b.timeUnixNano ? 1 : 0));
+}
+
+/** A tool call a store reader has read the request of, waiting for its result. */
+export interface PendingCall {
+  name: string;
+  args: unknown;
+  time: bigint;
+}
+
+/**
+ * What a reader of whole-line events (Copilot CLI's events.jsonl, Pi's session files) holds: the
+ * events read and not yet handed out, and the tool calls still waiting for their result. Every
+ * other line is complete when read, so events settle as they come (`settled`), and only a pending
+ * call keeps a later read from resuming after it (`idle`: StoreFileReader's cursor contract).
+ */
+export class SettlingEvents<P extends PendingCall = PendingCall> {
+  readonly pending = new Map<string, P>();
+  readonly done: NormalizedEvent[] = [];
+
+  settled(): NormalizedEvent[] {
+    return inTimeOrder(this.done.splice(0));
+  }
+
+  idle(): boolean {
+    return this.pending.size === 0;
+  }
+
+  /** At the file's end, a call without a result (interrupted, or the session still running): recorded as invoked, outcome unknown. */
+  endPending(agent: Agent, at: (time: bigint, key: string) => Observation): NormalizedEvent[] {
+    for (const [callId, use] of this.pending) {
+      const ev = toolCallEvent(agent, at(use.time, `tool:${callId}`), { name: use.name, callId, args: use.args });
+      if (ev) this.done.push(ev);
+    }
+    this.pending.clear();
+    return this.settled();
+  }
 }

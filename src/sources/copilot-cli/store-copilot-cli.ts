@@ -4,7 +4,7 @@ import type { Attributes } from '../../model/span';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import type { ReaderContext, SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
+import { asObject, asText, isoTimeNs, mergeable, SettlingEvents, storeObservation, withResult, type PendingCall } from '../store-events';
 import { AGENT } from './index';
 import { userPromptText } from './prompt-text';
 
@@ -26,10 +26,7 @@ import { userPromptText } from './prompt-text';
  *   {toolCallId, success, result{content}, shellExecution{exitCode}}`: a tool call and its outcome
  *   (a command that exited 2 is `success: true` with its exit code beside it).
  */
-interface Pending {
-  name: string;
-  args: unknown;
-  time: bigint;
+interface Pending extends PendingCall {
   /** tool.execution_start's time */
   started?: bigint;
 }
@@ -43,8 +40,7 @@ class CopilotEvents implements StoreFileReader {
     if (typeof context?.version === 'string') this.version = context.version;
   }
 
-  private readonly tools = new Map<string, Pending>();
-  private readonly done: NormalizedEvent[] = [];
+  private readonly calls = new SettlingEvents<Pending>();
 
   line(v: Record<string, unknown>): NormalizedEvent[] {
     const data = asObject(v.data);
@@ -64,7 +60,7 @@ class CopilotEvents implements StoreFileReader {
         const sent = asText(data.content) ?? asText(data.transformedContent);
         const text = sent === undefined ? undefined : userPromptText(sent);
         const key = asText(data.messageId) ?? asText(v.id);
-        if (text && key) this.done.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${key}`), text)));
+        if (text && key) this.calls.done.push(mergeable(promptEvent(AGENT, this.at(time, `prompt:${key}`), text)));
         break;
       }
       case 'assistant.message':
@@ -72,11 +68,11 @@ class CopilotEvents implements StoreFileReader {
           const req = asObject(r);
           const callId = asText(req?.toolCallId);
           const name = asText(req?.name);
-          if (callId && name) this.tools.set(callId, { name, args: req!.arguments, time });
+          if (callId && name) this.calls.pending.set(callId, { name, args: req!.arguments, time });
         }
         break;
       case 'tool.execution_start': {
-        const use = this.tools.get(asText(data.toolCallId) ?? '');
+        const use = this.calls.pending.get(asText(data.toolCallId) ?? '');
         if (use) use.started = time;
         break;
       }
@@ -98,7 +94,7 @@ class CopilotEvents implements StoreFileReader {
     const model = asText(u.model);
     const provider = asText(u.providerType);
     const finish = asText(u.finishReason);
-    this.done.push(mergeable(modelCallEvent(AGENT, this.at(time, `usage:${responseId ?? eventId ?? String(time)}`), {
+    this.calls.done.push(mergeable(modelCallEvent(AGENT, this.at(time, `usage:${responseId ?? eventId ?? String(time)}`), {
       ...(model ? { model } : {}), ...(provider ? { provider } : {}), ...(responseId ? { responseId } : {}),
       ...(finish ? { finishReasons: [finish] } : {}),
       usage: {
@@ -111,9 +107,9 @@ class CopilotEvents implements StoreFileReader {
 
   private toolComplete(d: Record<string, unknown>, time: bigint): void {
     const callId = asText(d.toolCallId);
-    const use = callId ? this.tools.get(callId) : undefined;
+    const use = callId ? this.calls.pending.get(callId) : undefined;
     if (!callId || !use) return; // a result of a call this file does not hold
-    this.tools.delete(callId);
+    this.calls.pending.delete(callId);
     const result = asObject(d.result);
     const text = asText(result?.content) ?? asText(asObject(d.error)?.message);
     const exit = asObject(d.shellExecution)?.exitCode;
@@ -124,17 +120,17 @@ class CopilotEvents implements StoreFileReader {
       ...(use.started !== undefined ? { durationMs: Number((time - use.started) / 1_000_000n) } : {}),
     });
     const withText = withResult(ev, text);
-    if (withText) this.done.push(withText);
+    if (withText) this.calls.done.push(withText);
   }
 
   // Each line is whole (a usage record is one call, a prompt one message); only a tool call waits
   // for its result: events are settled as read, and a follow resumes mid-file between tool calls.
   settled(): NormalizedEvent[] {
-    return inTimeOrder(this.done.splice(0));
+    return this.calls.settled();
   }
 
   idle(): boolean {
-    return this.tools.size === 0;
+    return this.calls.idle();
   }
 
   context(): ReaderContext | undefined {
@@ -145,13 +141,7 @@ class CopilotEvents implements StoreFileReader {
   }
 
   end(): NormalizedEvent[] {
-    // A call without a result (interrupted, or the session still running): recorded as invoked, outcome unknown.
-    for (const [callId, use] of this.tools) {
-      const ev = toolCallEvent(AGENT, this.at(use.time, `tool:${callId}`), { name: use.name, callId, args: use.args });
-      if (ev) this.done.push(ev);
-    }
-    this.tools.clear();
-    return inTimeOrder(this.done);
+    return this.calls.endPending(AGENT, (time, key) => this.at(time, key));
   }
 }
 

@@ -2,15 +2,9 @@ import { join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import type { SessionStore, StoreFileReader } from '../store-registry';
-import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, resultText, storeObservation, withResult } from '../store-events';
+import { asObject, asText, isoTimeNs, mergeable, resultText, SettlingEvents, storeObservation, withResult } from '../store-events';
 import { piExitCode } from './tools';
 import { PI_AGENT, piTokenUsage } from './usage';
-
-interface PendingTool {
-  name: string;
-  input: unknown;
-  time: bigint;
-}
 
 /**
  * Pi's session files (docs/agents/pi-facts.md §6): `<agent dir>/sessions/--<cwd>--/<time>_<uuid>.jsonl`,
@@ -21,8 +15,7 @@ interface PendingTool {
  */
 class PiSessionFile implements StoreFileReader {
   private sessionId?: string;
-  private readonly tools = new Map<string, PendingTool>();
-  private readonly done: NormalizedEvent[] = [];
+  private readonly calls = new SettlingEvents();
 
   line(v: Record<string, unknown>): NormalizedEvent[] {
     if (v.type === 'session') {
@@ -47,18 +40,18 @@ class PiSessionFile implements StoreFileReader {
 
   private prompt(m: Record<string, unknown>, entry: string, time: bigint): void {
     const text = resultText(m.content);
-    if (text !== undefined) this.done.push(mergeable(promptEvent(PI_AGENT, this.at(time, `prompt:${entry}`), text)));
+    if (text !== undefined) this.calls.done.push(mergeable(promptEvent(PI_AGENT, this.at(time, `prompt:${entry}`), text)));
   }
 
   private assistant(m: Record<string, unknown>, entry: string, time: bigint): void {
     for (const block of Array.isArray(m.content) ? m.content : []) {
       const b = asObject(block);
-      if (b?.type === 'toolCall' && typeof b.id === 'string' && typeof b.name === 'string') this.tools.set(b.id, { name: b.name, input: b.arguments, time });
+      if (b?.type === 'toolCall' && typeof b.id === 'string' && typeof b.name === 'string') this.calls.pending.set(b.id, { name: b.name, args: b.arguments, time });
     }
     if (!asObject(m.usage)) return;
     const responseId = asText(m.responseId);
     const stop = asText(m.stopReason);
-    this.done.push(mergeable(modelCallEvent(PI_AGENT, this.at(time, `message:${entry}`), {
+    this.calls.done.push(mergeable(modelCallEvent(PI_AGENT, this.at(time, `message:${entry}`), {
       model: asText(m.model), provider: asText(m.provider),
       ...(responseId ? { responseId } : {}),
       ...(stop ? { finishReasons: [stop] } : {}),
@@ -69,22 +62,22 @@ class PiSessionFile implements StoreFileReader {
 
   private toolResult(m: Record<string, unknown>, time: bigint): void {
     const callId = asText(m.toolCallId);
-    const use = callId ? this.tools.get(callId) : undefined;
+    const use = callId ? this.calls.pending.get(callId) : undefined;
     if (!callId || !use) return; // a result of a call this file does not hold
-    this.tools.delete(callId);
+    this.calls.pending.delete(callId);
     const text = resultText(m.content);
     const exit = piExitCode(text);
-    const ev = toolCallEvent(PI_AGENT, this.at(time, `tool:${callId}`), { name: use.name, callId, args: use.input, success: m.isError !== true, ...(exit !== undefined ? { exitCode: exit } : {}) });
+    const ev = toolCallEvent(PI_AGENT, this.at(time, `tool:${callId}`), { name: use.name, callId, args: use.args, success: m.isError !== true, ...(exit !== undefined ? { exitCode: exit } : {}) });
     const withText = withResult(ev, text);
-    if (withText) this.done.push(withText);
+    if (withText) this.calls.done.push(withText);
   }
 
   settled(): NormalizedEvent[] {
-    return inTimeOrder(this.done.splice(0));
+    return this.calls.settled();
   }
 
   idle(): boolean {
-    return this.tools.size === 0;
+    return this.calls.idle();
   }
 
   context() {
@@ -97,13 +90,7 @@ class PiSessionFile implements StoreFileReader {
   }
 
   end(): NormalizedEvent[] {
-    // A call without a result (interrupted, or the session still running): recorded as invoked, outcome unknown.
-    for (const [callId, use] of this.tools) {
-      const ev = toolCallEvent(PI_AGENT, this.at(use.time, `tool:${callId}`), { name: use.name, callId, args: use.input });
-      if (ev) this.done.push(ev);
-    }
-    this.tools.clear();
-    return this.settled();
+    return this.calls.endPending(PI_AGENT, (time, key) => this.at(time, key));
   }
 }
 
