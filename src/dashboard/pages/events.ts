@@ -7,7 +7,7 @@ import { summarize } from './describe';
 import { sinceSelect, timeWindow } from './sessions';
 import { parseCursor } from './timeline';
 import type { Page, PageContent } from '../page';
-import { AGENT_HARNESSES } from '../../sources/registry';
+import { AGENT_HARNESSES } from '../../sources/agent-harnesses';
 
 export const eventsPage: Page = { name: 'events', path: '/events', nav: { label: 'Events' }, render: renderEvents };
 

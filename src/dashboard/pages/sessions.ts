@@ -1,7 +1,7 @@
 import { harnessOption } from '../../model/harness';
 import { parseTimeBound } from '../../model/time';
 import { UsagePricer } from '../../pricing/usage-groups';
-import { AGENT_HARNESSES } from '../../sources/registry';
+import { AGENT_HARNESSES } from '../../sources/agent-harnesses';
 import { listSessions, SESSION_SORTS, type SessionSort } from '../../store/queries/sessions';
 import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
@@ -93,7 +93,7 @@ ${offset + PAGE < page.total ? html`<a href="${href('/sessions', { ...keep, sort
 }
 
 /** the agent filter (issue 33): every agent Beacon reads, and a value from the URL it does not know kept as chosen */
-function agentSelect(harness: string | undefined): Html {
+export function agentSelect(harness: string | undefined): Html {
   return html`<label>agent<select name="harness"><option value="">any</option>${AGENT_HARNESSES.map((h) => html`<option value="${h}"${h === harness ? html` selected` : ''}>${h}</option>`)}${harness && !AGENT_HARNESSES.includes(harness) ? html`<option value="${harness}" selected>${harness}</option>` : ''}</select></label>`;
 }
 

@@ -5,9 +5,8 @@ import type { DashboardContext, Query } from '../context';
 import { param } from '../context';
 import { fmtInt, fmtTokens, fmtUsd } from '../format';
 import { href, html } from '../html';
-import { sinceSelect, timeWindow } from './sessions';
+import { agentSelect, sinceSelect, timeWindow } from './sessions';
 import type { Page, PageContent } from '../page';
-import { AGENT_HARNESSES } from '../../sources/registry';
 import { queryUsage } from '../../store/queries/usage';
 
 export const tokensPage: Page = { name: 'tokens', path: '/tokens', nav: { label: 'Tokens & cost' }, render: renderTokens };
@@ -71,7 +70,7 @@ ${sinceSelect(w.since)}
 <label>bucket<select name="bucket">${BUCKETS.map((b) => html`<option value="${b}"${b === bucket ? html` selected` : ''}>${b}</option>`)}</select></label>
 <label>model<input name="model" value="${model ?? ''}"></label>
 <label>session<input name="session" value="${session ?? ''}"></label>
-<label>agent<select name="harness"><option value="">any</option>${AGENT_HARNESSES.map((h) => html`<option value="${h}"${h === harness ? html` selected` : ''}>${h}</option>`)}${harness && !AGENT_HARNESSES.includes(harness) ? html`<option value="${harness}" selected>${harness}</option>` : ''}</select></label>
+${agentSelect(harness)}
 <button type="submit">Apply</button> <a href="/tokens">reset</a>
 </form>
 <div class="grid3">
