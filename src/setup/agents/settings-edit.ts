@@ -202,11 +202,11 @@ function styledModify(base: string, path: Array<string | number>, value: unknown
     seen++;
   }
   if (start < 0 || end < 0) return applyEdits(base, formatted);
-  // the whitespace jsonc puts before the edit's first character (a line break and indent) goes with it
+  // After a separator the text starts at the comma; a container's first member takes with it the
+  // line break and indent jsonc puts before it.
   let lead = start;
-  while (lead > 0 && /\s/.test(f.content[lead - 1]!) && solid(f.content.slice(0, lead - 1)) === before) lead--;
-  const text = u.content.match(/^\s*/)![0] === '' && /^[,\]}]/.test(f.content.slice(start)) ? f.content.slice(start, end) : f.content.slice(lead, end);
-  return base.slice(0, u.offset) + text + base.slice(u.offset + u.length);
+  if (f.content[start] !== ',') while (lead > 0 && /\s/.test(f.content[lead - 1]!)) lead--;
+  return base.slice(0, u.offset) + f.content.slice(lead, end) + base.slice(u.offset + u.length);
 }
 
 // ---- TOML: the lines of one table -------------------------------------------------------------
