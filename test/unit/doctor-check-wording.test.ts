@@ -38,7 +38,9 @@ function checksIn(spec: AgentSpec, stats: AgentEventStats): Check[] {
   const target = { protocol: 'http' as const, base: 'http://127.0.0.1:4318', port: 4318 };
   const checks = agentChecks(spec, { env, cwd: home, target, log: join(home, 'events.db') }, { values: () => undefined, files: [file], errors: [] }, stats);
   if (spec.hooks) checks.push(...hookEventChecks(spec, stats, now, ['its hooks are not installed']));
-  return checks;
+  // the checks' own words: the temporary home's random name (`wording-XrPiRd`) could spell an agent's ("Pi")
+  const mine = (t: string) => t.split(home).join('~');
+  return checks.map((c) => ({ ...c, message: mine(c.message), ...(c.fix !== undefined ? { fix: mine(c.fix) } : {}) }));
 }
 
 const others = AGENT_SPECS.filter((a) => !a.ownSetup);
