@@ -118,11 +118,24 @@ function oneLine(s: string): string {
 /** `… (call ID)` at the end of a WHAT cell: kept whole when the text before it is cut. */
 const CALL_SUFFIX = / (\(call [^()]*\))$/;
 
-/** `cut`, except that a trailing call id stays visible: `curl http://ev… (call toolu_01)`. */
+/** A call id longer than this gives way (to its end) before the command line does. */
+const LONG_CALL_ID = 20;
+
+/**
+ * `cut`, except that a trailing call id stays visible: `curl http://ev… (call toolu_01)`. A long id
+ * (Gemini's `run_shell_command__call_…`) keeps only its end, which is what tells calls apart, rather
+ * than leave the command unreadable: the command line is what a reviewer reads, and the whole id is
+ * in `--json` and `--raw`.
+ */
 export function cutCell(s: string, max: number): string {
   if (s.length <= max) return s;
   const m = CALL_SUFFIX.exec(s);
-  if (m && max - m[1]!.length >= 9) return `${cut(s.slice(0, m.index), max - m[1]!.length - 1)} ${m[1]}`;
+  if (!m) return cut(s, max);
+  const id = m[1]!.slice('(call '.length, -1);
+  const call = id.length > LONG_CALL_ID ? `(call …${id.slice(-(LONG_CALL_ID - 8))})` : m[1]!;
+  const text = s.slice(0, m.index);
+  if (text.length + 1 + call.length <= max) return `${text} ${call}`;
+  if (max - call.length - 1 >= 9) return `${cut(text, max - call.length - 1)} ${call}`;
   return cut(s, max);
 }
 
@@ -184,13 +197,26 @@ export function formatRow(r: string[], widths: number[], maxWidth?: number): str
  * repository or a model name would print a forged row. Cells pass through escapeControls (a no-op
  * on cells already escaped) before they are measured.
  */
-export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, wrap?: WrapColumn): string {
+export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, wrap?: WrapColumn, under?: UnderRows): string {
   const rows = safeCells(rawRows);
   const widths = fitWidths(rows, maxWidth, shrinkable);
   if (maxWidth !== undefined && wrap && widths[wrap.column]! < Math.min(wrap.minWidth, Math.max(...rows.slice(1).map((r) => r[wrap.column]!.length)))) {
-    return wrapped(rows, maxWidth, shrinkable, wrap);
+    return wrapped(rows, maxWidth, shrinkable, wrap, under);
   }
-  return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
+  return rows.flatMap((r, i) => [formatRow(r, widths, maxWidth), ...underLines(under, i, maxWidth)]).join('\n');
+}
+
+/** Lines printed under a data row (its index among the rows after the header): a write's diff. */
+export type UnderRows = ReadonlyArray<readonly string[] | undefined>;
+
+/** The lines under row `i` (0: the header, none), escaped and cut to the width as every cell is. */
+function underLines(under: UnderRows | undefined, i: number, maxWidth: number | undefined): string[] {
+  const lines = i > 0 ? under?.[i - 1] : undefined;
+  if (!lines) return [];
+  return lines.map((l) => {
+    const safe = escapeControls(l);
+    return maxWidth !== undefined ? cut(safe, maxWidth) : safe;
+  });
 }
 
 /** A column that moves to its own indented line under its row when the terminal leaves it too little room. */
@@ -202,7 +228,7 @@ export interface WrapColumn {
 const WRAP_INDENT = '    ';
 
 /** The table without `wrap.column`, each row followed by that cell, indented, in the whole width. */
-function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number[], wrap: WrapColumn): string {
+function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number[], wrap: WrapColumn, under?: UnderRows): string {
   const without = (r: string[]) => r.filter((_, i) => i !== wrap.column);
   const rest = rows.map(without);
   const widths = fitWidths(rest, maxWidth, shrinkable.filter((i) => i !== wrap.column).map((i) => (i > wrap.column ? i - 1 : i)));
@@ -210,7 +236,8 @@ function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number
     .flatMap((r, i) => {
       const line = formatRow(rest[i]!, widths, maxWidth);
       const cell = r[wrap.column]!;
-      return i === 0 || cell === '' ? [line] : [line, `${WRAP_INDENT}${cutCell(cell, maxWidth - WRAP_INDENT.length)}`];
+      const own = i === 0 || cell === '' ? [line] : [line, `${WRAP_INDENT}${cutCell(cell, maxWidth - WRAP_INDENT.length)}`];
+      return [...own, ...underLines(under, i, maxWidth)];
     })
     .join('\n');
 }
