@@ -49,7 +49,7 @@ export const goose: AgentSpec = {
   }),
   // goose is no npm package and the agents lab runs none: its wire was checked against goose's source
   // up to 1.51.x (shared/docs/goose-wire-delta-2.md), so any 1.51 release is the tested one.
-  testedVersion: { version: '1.51', checkedAgainst: "the newest goose whose source Beacon's goose support was checked against (read, not run in the agents lab)", update: 'goose update' },
+  testedVersion: { version: '1.51', checkedAgainst: "the newest goose whose source code Beacon's goose support was checked against (the agents lab runs no goose)", update: 'goose update' },
   ownSetup: {
     install: (o) => (require('../goose-install') as typeof import('../goose-install')).installGooseAgent(o),
     uninstall: (o) => (require('../goose-install') as typeof import('../goose-install')).uninstallGooseAgent(o),
