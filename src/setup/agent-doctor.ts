@@ -5,7 +5,7 @@ import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
-import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
+import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, hooksSince, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
 import { versionCheck } from './agent-version';
 import { agentHookChecks, type HookDoctorContext } from './agent-hook-checks';
 
@@ -111,7 +111,7 @@ export async function agentDoctorChecks(spec: AgentSpec, ctx: HookDoctorContext 
   const half = await hooks;
   checks.push(...half.checks);
   // No log yet (or one that cannot be read: said above): no hook event either, and the reasons still hold.
-  if (spec.hooks) checks.push(...hookEventChecks(spec, 'id' in stats ? NO_EVENTS : stats, now, half.reasons));
+  if (spec.hooks) checks.push(...hookEventChecks(spec, 'id' in stats ? NO_EVENTS : stats, now, half.reasons, hooksSince(half.installedAtMs, now)));
   return checks;
 }
 

@@ -106,22 +106,34 @@ export function hookFailuresCheck(spec: AgentSpec, stats: AgentEventStats, id = 
 }
 
 /**
- * The hook half's last word: the newest hook record of this agent (not a test, not a failure) and
- * its age, or, with none, the reasons doctor can see (`reasons`: from the hook checks above — not
+ * Since when hook events must have arrived: the hooks' install (the newest change of the files
+ * holding Beacon's entries, which the reasons name), or the last 7 days when doctor sees no
+ * entry here (hooks installed in another project could still record).
+ */
+export function hooksSince(installedAtMs: number | undefined, nowNs: bigint): EventsSince {
+  if (installedAtMs === undefined || installedAtMs <= 0) return { ns: nowNs - RECENT_WINDOW_NS, what: 'in the last 7 days' };
+  return { ns: BigInt(Math.floor(installedAtMs)) * 1_000_000n, what: 'since the setup' };
+}
+
+/**
+ * The hook half's last word: the newest hook record of this agent (not a test, not a failure) after
+ * the hooks' setup, and its age (issue 33: last month's hook events and none since the install said
+ * "ok"), or, with none, the reasons doctor can see (`reasons`: from the hook checks above — not
  * installed, the switch off, not trusted, project scope only, installed after the last session).
  */
-export function hookEventChecks(spec: AgentSpec, stats: AgentEventStats, nowNs: bigint, reasons: string[]): Check[] {
+export function hookEventChecks(spec: AgentSpec, stats: AgentEventStats, nowNs: bigint, reasons: string[], since: EventsSince): Check[] {
   const id = `${spec.id}-hook-events`;
-  const out: Check[] = [];
-  if (stats.hookN > 0n && stats.hookLast !== null) {
-    out.push({ id, status: 'ok', message: `last ${spec.id} hook event ${when(stats.hookLast)}${ago(stats.hookLast, nowNs)} (${stats.hookN} hook events in all)` });
-  } else {
-    const why = reasons.length ? reasons : ['no session has run the hooks since they were installed'];
-    out.push({
-      id, status: 'warn',
-      message: `no ${spec.id} hook event in the log${stats.hookTestN > 0n ? ` (only beacon doctor --send-test's)` : ''}: ${why.join('; ')}`,
-      fix: `use ${spec.title} once (a new session), then beacon doctor ${spec.id} again`,
-    });
+  const fix = `use ${spec.title} once (a new session), then beacon doctor ${spec.id} again`;
+  const why = reasons.length ? reasons : ['no session has run the hooks since they were installed'];
+  if (stats.hookN > 0n && stats.hookLast !== null && stats.hookLast >= since.ns) {
+    return [{ id, status: 'ok', message: `last ${spec.id} hook event ${when(stats.hookLast)}${ago(stats.hookLast, nowNs)} (${stats.hookN} hook events in all)` }];
   }
-  return out;
+  if (stats.hookN > 0n && stats.hookLast !== null) {
+    return [{ id, status: 'warn', message: `no ${spec.id} hook event ${since.what}: the last one arrived ${when(stats.hookLast)}${ago(stats.hookLast, nowNs)}; ${why.join('; ')}`, fix }];
+  }
+  return [{
+    id, status: 'warn',
+    message: `no ${spec.id} hook event in the log${stats.hookTestN > 0n ? ` (only beacon doctor --send-test's)` : ''}: ${why.join('; ')}`,
+    fix,
+  }];
 }

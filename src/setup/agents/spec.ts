@@ -118,16 +118,22 @@ export interface AgentSpec {
   /** the steps of an agent whose setup is not settings keys and hook entries (goose: its plugin directory and YAML config) */
   ownSetup?: OwnSetup;
   /**
-   * The npm package and version the agents lab (test/agents/package.json) runs Beacon's tests
-   * against: doctor shows the installed version beside it. Absent: the lab does not test the agent
-   * (goose: a Rust binary outside npm). A unit test keeps these equal to the lab's pins.
+   * The version Beacon's support of the agent was checked against: doctor shows the installed
+   * version beside it. For the npm CLIs, the agents lab's pin (test/agents/package.json, kept equal
+   * by a unit test); for goose (a Rust binary outside npm and the lab), the newest goose whose
+   * source the fact sheets were checked against.
    */
   testedVersion?: TestedVersion;
 }
 
 export interface TestedVersion {
-  package: string;
+  /** the npm package the agents lab pins; absent: an agent outside npm, whose `<binary> --version` doctor runs */
+  package?: string;
   version: string;
+  /** said beside the version when the lab does not run the agent: what the version was checked against */
+  checkedAgainst?: string;
+  /** how to update an agent outside npm */
+  update?: string;
 }
 
 /**
