@@ -5,6 +5,8 @@
  * stream's own session id) and not doubled (token-usage equals the mock's truth once: the export's
  * per-call records count, the stream's run report does not).
  */
+import { EventLog } from '../../src/store/log/event-log';
+import { listJoined } from '../../src/store/queries/joined-events';
 import { jsonl, runBeacon, startCollector } from './daemon';
 import type { AgentName } from './agent-cli';
 import { sessionUsage, streamLabRun, type Buckets, type StreamLabRun } from './stream-lab';
@@ -18,6 +20,8 @@ export interface JoinedRun {
   methods: string[];
   /** the stream recorded a run report (usage.reported) in that session */
   streamReported: boolean;
+  /** the session's tool calls the stream saw, as `beacon events` joins them: call id and the paths that saw it */
+  streamCalls: Array<{ callId: string | null; seenBy: string[] }>;
 }
 
 /** One joined run; waits (up to 30 s) for the export's model calls, which land as the agent exits. */
@@ -32,7 +36,10 @@ export async function joinedStreamRun(name: AgentName): Promise<JoinedRun> {
     const events = jsonl(runBeacon(['events', '--log', collector.log, '--json', '--session', session]).stdout);
     const methods = [...new Set(events.map((e) => String(e.harness.collection_method)))].sort();
     const streamReported = events.some((e) => e.event.action === 'usage.reported' && e.harness.collection_method === 'stream');
-    return { lab, session, usage, methods, streamReported };
+    const log = EventLog.open(collector.log, { readonly: true });
+    const calls = listJoined(log, { sessionId: session }).flatMap((x) => (x.kind === 'tool_call' && x.seenBy.includes('stream') ? [{ callId: x.callId, seenBy: [...x.seenBy].sort() }] : []));
+    log.close();
+    return { lab, session, usage, methods, streamReported, streamCalls: calls };
   } finally {
     await collector.stop();
   }
