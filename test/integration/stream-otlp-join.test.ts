@@ -1,7 +1,6 @@
 /**
- * Issue 32's "joined, not doubled" on each real CLI that exports OTLP (Claude Code's own case is in
- * stream-real-claude.test.ts; Pi and Cline export none Beacon receives): one run with the export on
- * to a collector and the stream piped into the same log. The session's token usage is the mock's
+ * Issue 32's "joined, not doubled" on each real CLI that exports OTLP (Pi and Cline export none
+ * Beacon receives): one run with the export on to a collector and the stream piped into the same log. The session's token usage is the mock's
  * truth once, from the export's per-call records; the stream's run report is in the session and
  * not counted again; both paths under the stream's own session id, each tool call one row that both
  * paths saw (not Codex's yet: a todo). A missing CLI is a skip.
@@ -13,7 +12,7 @@ import { joinedStreamRun } from '../helpers/stream-otlp-join';
 import { STREAM_PLATFORM } from '../helpers/stream-lab';
 
 /** the agents whose stream and OTLP export both reach Beacon; noUsage: the stream carries no tokens (Copilot's) */
-const CASES: Array<{ name: AgentName; noUsage?: true }> = [{ name: 'codex' }, { name: 'gemini' }, { name: 'qwen' }, { name: 'opencode' }, { name: 'copilot', noUsage: true }];
+const CASES: Array<{ name: AgentName; noUsage?: true }> = [{ name: 'claude' }, { name: 'codex' }, { name: 'gemini' }, { name: 'qwen' }, { name: 'opencode' }, { name: 'copilot', noUsage: true }];
 
 describe('<agent stream> | beacon stream <agent> --tee, with the same run\'s OTLP export in the same log', () => {
   for (const c of CASES) {
