@@ -105,8 +105,10 @@ export interface AgentSpec {
   /** the traps of the facts sheet that apply, judged for this setup */
   traps(ctx: AgentContext, target: Target, values: (path: string[]) => unknown): Finding[];
   testRecord(session: string, now: bigint, env: NodeJS.ProcessEnv): TestRecord;
-  /** an agent with no OTLP export Beacon can receive (Cline): why, and where its usage comes from; install says it instead of content capture */
+  /** an agent with no OTLP export Beacon can receive (Cline, Pi): why, and where its usage comes from; install says it instead of content capture */
   noOtlp?: string;
+  /** its model calls and prompts reach Beacon only through its own session store (Cline: its hooks carry neither), so the collector follows that store once it is installed */
+  storeOnly?: true;
   /** how the agent runs Beacon's hooks (hook-spec.ts): the half of the install that sees every call whatever the telemetry switches say */
   hooks?: HookSpec;
   /** spellings beyond `aliases` that mean it (goose's: model/harness.ts) */
