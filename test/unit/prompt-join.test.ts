@@ -175,6 +175,34 @@ function codexPrompt(session: string, text: string, at: bigint): { hook: EventRo
   };
 }
 
+describe("prompt join: the length as each agent counts it", () => {
+  // '🐛' is one Unicode scalar value and two UTF-16 code units: 9 against 10
+  const TEXT = 'fix 🐛 now';
+  it("Codex counts Unicode scalar values (Rust's chars().count()): 9 joins, 10 does not", () => {
+    for (const [length, rows] of [['9', 1], ['10', 2]] as const) {
+      const log = freshLog();
+      try {
+        store(log, hookRows('codex', 'UserPromptSubmit', { session_id: `codex-emoji-${length}`, prompt: TEXT }, T0), logRow('codex_exec', { 'event.name': 'codex.user_prompt', prompt_length: length, prompt: '[REDACTED]', 'conversation.id': `codex-emoji-${length}` }, T0));
+        assert.equal(prompts(log, `codex-emoji-${length}`).length, rows, `prompt_length ${length}`);
+      } finally {
+        log.close();
+      }
+    }
+  });
+
+  it("Gemini CLI counts JavaScript's length (UTF-16 code units): 10 joins, 9 does not", () => {
+    for (const [length, rows] of [[10, 1], [9, 2]] as const) {
+      const log = freshLog();
+      try {
+        store(log, hookRows('gemini-cli', 'BeforeAgent', { session_id: `gemini-emoji-${length}`, prompt: TEXT }, T0), logRow('gemini-cli', { 'session.id': `gemini-emoji-${length}`, 'event.name': 'gemini_cli.user_prompt', prompt_length: length, prompt_id: `gemini-emoji-${length}` }, T0));
+        assert.equal(prompts(log, `gemini-emoji-${length}`).length, rows, `prompt_length ${length}`);
+      } finally {
+        log.close();
+      }
+    }
+  });
+});
+
 describe('prompt join: never two prompts in one', () => {
   it('two prompts of one Codex session with the same length, 20 s apart, stay two, each joined with its own OTLP record, in any arrival order', () => {
     const a = codexPrompt('codex-two', 'yes, do it', T0);
