@@ -37,6 +37,8 @@ export interface BeaconRecord {
     kind: 'agent_runtime'; action: string; category?: string; id: string; fidelity?: Fidelity;
     /** extension: the ids of records of the same call or prompt another path brought, merged into this one */
     merged_ids?: string[];
+    /** extension: the collection paths of the records in `merged_ids` (one record absorbs at most one of each path) */
+    merged_paths?: CollectionMethod[];
   };
   severity: Severity;
   endpoint: { hostname?: string; os: string; agent_version?: string };
@@ -51,7 +53,11 @@ export interface BeaconRecord {
   mcp?: { server?: string; tool?: string };
   approval?: { required?: boolean; decision?: string; reason?: string };
   policy?: { id?: string; name?: string; decision?: string; enforcement?: string; reason?: string };
-  prompt?: { text?: string };
+  /**
+   * `id` and `length` are extensions: the agent's prompt id and its count of the prompt's characters,
+   * where a path carries them, so a prompt's hook and OTLP records are found to be one (store/log/prompt-join.ts)
+   */
+  prompt?: { text?: string; id?: string; length?: number };
   content?: ContentMarker;
   gen_ai?: GenAiFields;
   reasoning?: { text: string };

@@ -1,5 +1,6 @@
 import type { HookAdapter } from '../hook-adapter';
 import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { utf16Length } from '../hook-facts';
 import { classifyClaudeTool } from './tools';
 
 /**
@@ -11,7 +12,9 @@ import { classifyClaudeTool } from './tools';
  */
 export const claudeCodeHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'claude-code', classifyTool: classifyClaudeTool },
+    agent: { harness: 'claude-code', classifyTool: classifyClaudeTool, promptLength: utf16Length },
+    // UserPromptSubmit's `prompt_id` is its OTLP `user_prompt`'s `prompt.id`
+    promptIdField: 'prompt_id',
     phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),
     callId: (o) => str(o, 'tool_use_id'),
