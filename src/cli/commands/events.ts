@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
@@ -131,7 +131,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
       const under = diffs ? items.map((it) => diffLines(it)) : undefined;
       if (items.length) table = formatTable(compactCells([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, { 0: shortTime, 5: shortId, 7: tokenTotal }), width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH }, under);
     }
-    if (table === undefined) out('no events match');
+    if (table === undefined) out(`no events match${values.harness === undefined ? '' : unknownHarnessHint(values.harness)}`);
     else for (const line of table.split('\n')) await writeLine(line);
   } finally {
     await pager?.done();

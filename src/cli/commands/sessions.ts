@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { formatDisplayTime, formatDuration, formatTimestamp } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { costDecimals, costRounder } from '../../pricing/precision';
@@ -91,7 +91,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       return 0;
     }
     if (rows.length === 0) {
-      out('no sessions match');
+      out(`no sessions match${values.harness === undefined ? '' : unknownHarnessHint(values.harness)}`);
       return 0;
     }
     const columns = sessionColumns<(typeof rows)[number]>();

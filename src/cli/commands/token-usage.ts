@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
 import { calendarLabel, formatDisplayTime, formatTimestamp, type Calendar } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
@@ -48,7 +48,7 @@ in your local zone (--utc: UTC); T as in beacon events --help.`,
   examples: ['beacon token-usage', 'beacon token-usage --by day --since 7d', 'beacon token-usage --by day --breakdown', 'beacon token-usage --by session --top 10', 'beacon token-usage --by block --since 1d', 'beacon token-usage --by month --json'],
 } as const satisfies CommandSpec;
 
-export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
@@ -113,6 +113,8 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     return 0;
   }
   const width = tableWidth(env);
+  const hint = totals.model_calls === 0 && values.harness !== undefined ? unknownHarnessHint(values.harness) : '';
+  if (hint !== '') err(`beacon token-usage: no model calls match${hint}\n`);
   out(usageTable(others ? [...report.groups, others] : report.groups, totals, by, width));
   out('');
   const extra = [
