@@ -7,7 +7,7 @@
  * its hook launcher, as it does for a goose user.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchCacheDir } from './fixture';
 import { serviceNodeArgs } from './footprint';
@@ -44,13 +44,22 @@ export async function benchReadCommands(historyEvents = 40_000, burstExports = 2
       ['sessions', ['sessions', '--log', log]],
       ['doctor', ['doctor', '--log', log]],
     ];
-    const time = (args: string[]) => {
+    // CPU seconds too (GNU time's user + system, the children it waited for included): wall time on a
+    // shared 2-core machine moves with the others' load, a process's own CPU much less.
+    const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+    const cpuFile = join(home, 'cpu.txt');
+    const cpu = new Map<string, number[]>();
+    const time = (args: string[], label = args[0] === '-e' ? 'bare' : args.join(' ')) => {
       const t = performance.now();
-      const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+      const r = gnuTime
+        ? spawnSync(gnuTime, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args], { env, encoding: 'utf8' })
+        : spawnSync(process.execPath, args, { env, encoding: 'utf8' });
       const ms = performance.now() - t;
       if (args[0] !== '-e' && (r.status !== 0 || r.stdout.length === 0)) throw new Error(`beacon ${args.slice(1).join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`);
+      if (gnuTime) cpu.set(label, [...(cpu.get(label) ?? []), readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).reduce((a, x) => a + Number(x) * 1000, 0)]);
       return ms;
     };
+    const cpuOf = (args: string[]) => median(cpu.get(args.join(' ')) ?? [NaN]);
     time([BEACON_BIN, ...commands[0]![1]]); // the first reader after the burst: nothing left to migrate or warm in the file cache
     // doctor runs goose's hook launcher (`--version`, a second Node.js start): bare node plus it is doctor's floor
     const launcher = join(home, '.beacon', 'endpoint', 'bin', 'beacon-hooks');
@@ -76,15 +85,16 @@ export async function benchReadCommands(historyEvents = 40_000, burstExports = 2
       const key = name.split(' ')[0]!.replace('-', '_');
       out[`real_${key}_ms`] = ms;
       out[`real_${key}_ratio`] = ms / out.realReadBareNodeP50Ms!;
-      return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}×`;
+      out[`real_${key}_cpu_ratio`] = cpuOf([BEACON_BIN, ...commands[i]![1]]) / cpuOf(['bare']);
+      return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}× (CPU ${out[`real_${key}_cpu_ratio`]!.toFixed(2)}×)`;
     });
     const beforeParts = commands.map(([name], i) => {
       const ms = median(before[i]!);
       out[`against_${name.split(' ')[0]!.replace('-', '_')}_ratio`] = ms / out.realReadBareNodeP50Ms!;
-      return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}×`;
+      return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}× (CPU ${(cpuOf([against!, ...commands[i]![1]]) / cpuOf(['bare'])).toFixed(2)}×)`;
     });
     console.log(
-      `read commands on a real-shaped log (${historyEvents.toLocaleString()} events over 28 days + a burst of ${burstExports} goose exports = ${burstEvents.toLocaleString()} events in the last minutes; collector running; goose installed; ${rounds} interleaved rounds, medians) vs bare node -e 0 ${out.realReadBareNodeP50Ms!.toFixed(0)} ms: ${parts.join('; ')}` +
+      `read commands on a real-shaped log (${historyEvents.toLocaleString()} events over 28 days + a burst of ${burstExports} goose exports = ${burstEvents.toLocaleString()} events in the last minutes; collector running; goose installed; ${rounds} interleaved rounds, medians) vs bare node -e 0 ${out.realReadBareNodeP50Ms!.toFixed(0)} ms (CPU ${cpuOf(['bare']).toFixed(0)} ms): ${parts.join('; ')}` +
         `\n  doctor's floor, bare node then the hook launcher it runs (${out.realLauncherVersionP50Ms!.toFixed(0)} ms): ${((out.realReadBareNodeP50Ms! + out.realLauncherVersionP50Ms!) / out.realReadBareNodeP50Ms!).toFixed(2)}×` +
         (against ? `\n  the same rounds, ${against}: ${beforeParts.join('; ')}` : ''),
     );
