@@ -3,8 +3,7 @@
  * Claude Code, Codex) started in working hours, each a run of prompts, model calls and tool calls
  * seconds apart as the agents send them (commands, edits with diffs, failures, denials; unique call
  * ids), then a burst of real goose OTLP exports sent to a running collector in the current quarter
- * hour — the usage rollup's current bucket and the sessions the burst writes (whose tool call ids
- * repeat in every export, as a provider numbering calls `call_1`… in every turn does).
+ * hour — the usage rollup's current bucket, and a dozen sessions each written by every export.
  */
 import http from 'node:http';
 import { EventLog } from '../src/store/log/event-log';
@@ -101,9 +100,15 @@ export async function sendBurst(url: string, exports: number): Promise<number> {
   // 100 spans are 12 turns 20 s apart: they end now, so the burst is the last four minutes
   const startMs = Date.now() - 255_000;
   const { body, idOffsets, genAiSpans } = gooseExportTemplate(100, BigInt(startMs) * 1_000_000n);
+  // goose's tool call ids are the provider's (toolu_…), new in every call: the template's three are
+  // stamped per export too (3 base-36 characters after `toolu_0N`), wherever the export names them
+  const callIdAt: number[] = [];
+  for (const id of ['toolu_01AbC', 'toolu_02XyZ', 'toolu_03Todo']) for (let at = body.indexOf(id); at >= 0; at = body.indexOf(id, at + 1)) callIdAt.push(at + 8);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const post = (n: number) => new Promise<void>((resolve, reject) => {
     const payload = stampIds(body, idOffsets, 0x33000000 + n);
+    const stamp = n.toString(36).padStart(3, '0').slice(-3);
+    for (const at of callIdAt) payload.write(stamp, at, 'latin1');
     const req = http.request(`${url}/v1/traces`, { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`export ${n}: HTTP ${res.statusCode}`))));
