@@ -54,23 +54,26 @@ describe('read commands stay light (issue 33)', () => {
   const preload = probe(dir);
   const home = join(dir, 'home');
   mkdirSync(join(home, '.claude'), { recursive: true }); // an agent found here: plain doctor checks it (one line, its events read)
-  const cases: [string, string[], (status: number | null) => boolean][] = [
-    ['token-usage --by day', ['token-usage', '--by', 'day', '--log', log], (s) => s === 0],
-    ['token-usage', ['token-usage', '--log', log], (s) => s === 0],
-    ['sessions', ['sessions', '--log', log], (s) => s === 0],
+  const cases: [string, string[], (status: number | null) => boolean, string][] = [
+    ['token-usage --by day', ['token-usage', '--by', 'day', '--log', log], (s) => s === 0, '200'],
+    ['token-usage', ['token-usage', '--log', log], (s) => s === 0, '200'],
+    ['sessions', ['sessions', '--log', log], (s) => s === 0, '200'],
+    // 80 columns: the compact table, whose TOKENS column is one grouped number
+    ['sessions (80 columns)', ['sessions', '--log', log], (s) => s === 0, '80'],
     // no collector runs here: doctor reports it and exits 1, having read the log
-    ['doctor', ['doctor', '--log', log], (s) => s === 0 || s === 1],
+    ['doctor', ['doctor', '--log', log], (s) => s === 0 || s === 1, '200'],
   ];
-  for (const [name, args, exited] of cases) {
+  for (const [name, args, exited, columns] of cases) {
     it(`beacon ${name} loads no server module and builds no ICU formatter`, () => {
       const out = join(dir, `${name.replace(/\W+/g, '-')}.json`);
-      const r = runBeacon(args, { HOME: home, COLUMNS: '200', NODE_OPTIONS: `--require ${preload}`, PROBE_OUT: out });
+      const r = runBeacon(args, { HOME: home, COLUMNS: columns, NODE_OPTIONS: `--require ${preload}`, PROBE_OUT: out });
       assert.ok(exited(r.status), `${name} exited ${r.status}: ${r.stderr}`);
       const seen = JSON.parse(readFileSync(out, 'utf8')) as { modules: string[]; icu: string[] };
       assert.ok(seen.modules.some((m) => m.includes('/dist/src/store/log/event-log.js')), 'the probe saw the command read the log');
       for (const heavy of HEAVY) assert.deepEqual(seen.modules.filter((m) => m.includes(heavy)), [], heavy);
       assert.deepEqual(seen.icu, [], 'ICU formatters or collators used');
       if (name.startsWith('token-usage')) assert.match(r.stdout, /148,206/, 'numbers grouped as before (the input tokens of 12 calls)');
+      if (columns === '80') assert.match(r.stdout, /TOKENS[\s\S]*\d,\d{3},?/, 'the compact table groups its tokens');
     });
   }
 });
