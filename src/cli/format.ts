@@ -2,6 +2,7 @@
 import { escapeControls } from '../model/terminal';
 import { formatDisplayTime, formatDuration } from '../model/time';
 import type { Observer, TimelineItem, ToolCallRow } from '../store/queries/tool-calls';
+import { groupDigits } from '../model/digits';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -143,7 +144,7 @@ export function cutCell(s: string, max: number): string {
 export const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, Math.max(0, max - 1))}…` : s);
 
 /** `3 events`, `1 session` */
-export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+export const plural = (n: number, word: string) => `${groupDigits(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** A cost in dollars (four decimals under $1); `-` when there is none. */
 export const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);

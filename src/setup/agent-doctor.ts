@@ -144,11 +144,11 @@ export function grpcListenerCheck(spec: AgentSpec, target: Target, grpc: Partial
 }
 
 /** The no-argument doctor's line for an agent found on this machine. */
-export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Record<Protocol, Target>; log: string }): Check | undefined {
+export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Record<Protocol, Target>; log: string }, stats?: AgentEventStats | Check): Check | undefined {
   const found = detectAgent(spec, ctx);
   if (!found) return undefined;
   const settings = agentValues(spec, ctx);
-  const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings);
+  const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings, stats);
   const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
   // An agent with no OTLP keys to check (Cline: hooks only) has no setup line of its own here.

@@ -11,11 +11,12 @@ import { writeLine } from '../output';
 import { compactCells, shortId, shortTime } from '../table';
 
 /** The compact layout's TOKENS: `600/98/12700/0` (in/out/cache r/w, `-` for none) as its total, `13,398`. */
-const tokenTotal = (cell: string) => (cell === '' ? cell : cell.split('/').reduce((a, t) => a + (Number(t) || 0), 0).toLocaleString('en-US'));
+const tokenTotal = (cell: string) => (cell === '' ? cell : groupDigits(cell.split('/').reduce((a, t) => a + (Number(t) || 0), 0)));
 import { startPager } from '../pager';
 import type { EventLog, ListFilter } from '../../store/log/event-log';
 import { listJoined } from '../../store/queries/joined-events';
 import { exportLine } from '../../store/maintenance/jsonl-export';
+import { groupDigits } from '../../model/digits';
 
 /**
  * The table's default window, as journalctl and git log keep a listing readable: the newest lines,
@@ -137,7 +138,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
     await pager?.done();
     log.close();
   }
-  if (windowed && lines === DEFAULT_LINES) err(`beacon events: the newest ${DEFAULT_LINES.toLocaleString('en-US')} lines; older ones with --since T or --limit N (--limit 0: all)\n`);
+  if (windowed && lines === DEFAULT_LINES) err(`beacon events: the newest ${groupDigits(DEFAULT_LINES)} lines; older ones with --since T or --limit N (--limit 0: all)\n`);
   return 0;
 }
 

@@ -18,6 +18,7 @@ import { queryModelDurations } from '../../store/queries/latency';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
 import { queryUsageBlocks } from '../../store/queries/usage-blocks';
 import { queryUsageByRepository, sessionFacts } from '../../store/queries/usage-origins';
+import { compareLabels } from '../../model/digits';
 
 /** The store's groupings, and two made from them: repository (each session's) and ccusage's 5-hour blocks. */
 type ReportGrouping = UsageGrouping | 'repository' | 'block';
@@ -77,7 +78,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   if (by === 'model') addLatency(groups, read.latency);
   if (by === 'block') addBlocks(groups, read.blocks, nowNs, utc);
   let list = [...groups.values()];
-  list.sort(CALENDARS.has(by) || by === 'block' ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => b.total_tokens - a.total_tokens || String(a.key).localeCompare(String(b.key)));
+  list.sort(CALENDARS.has(by) || by === 'block' ? (a, b) => compareLabels(String(a.key), String(b.key)) : (a, b) => b.total_tokens - a.total_tokens || compareLabels(String(a.key), String(b.key)));
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
   let others: UsageGroup | null = null;
   if (top > 0 && list.length > top) {
