@@ -171,7 +171,7 @@ function blockColumns(by: string): Column<Line>[] {
  */
 export function usageFooter(o: { totals: UsageGroup; catalogText: string; overridesHint: string; extra: string[] }, width: number | undefined): string[] {
   const lines = [
-    `costs: REPORTED = what an agent itself reported (Claude Code's cost_usd; goose reports none over OTLP); EST. LIST (COST) = list-price estimate from ${o.catalogText}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`,
+    `costs: REPORTED = what an agent itself reported (Claude Code's cost_usd; the other agents report none); EST. LIST (COST) = list-price estimate from ${o.catalogText}, standard tier, cache writes at the 5-minute rate. Estimates are never written into events.`,
     ...(o.totals.unpriced_model_calls > 0 ? [`* unpriced: ${plural(o.totals.unpriced_model_calls, 'model call')} of ${escapeControls(o.totals.unpriced_models.join(', '))} (not in the catalog, or ambiguous there) — not guessed; add them to ${o.overridesHint}`] : []),
     ...o.extra,
   ];
