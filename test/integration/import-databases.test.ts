@@ -72,6 +72,41 @@ describe('beacon import: database stores', () => {
     assert.equal(jsonl(runBeacon(['events', '--log', log, '--json']).stdout).length, events.length);
   });
 
+  it("a message appended to a large goose database: the re-import reads that session's rows, not every session's (the per-row cursor)", () => {
+    const home = tempDir('goose-rows-home-');
+    const db = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
+    gooseDb(db);
+    const SESSIONS = 400;
+    const w = new Database(db);
+    const t = Math.floor(Date.now() / 1000) - 30;
+    w.transaction(() => {
+      const msg = w.prepare('INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)');
+      const call = w.prepare('INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, 5, ?, 0, 0)');
+      for (let i = 0; i < SESSIONS; i++) {
+        const id = `20261202_s${i}`;
+        w.prepare("INSERT INTO sessions (id, working_dir) VALUES (?, '/w')").run(id);
+        msg.run(id, 'user', JSON.stringify([{ type: 'text', text: `task ${i}` }]), t);
+        call.run(id, t + 1, 'gpt-4.1', 100 + i, 105 + i);
+      }
+    })();
+    w.close();
+    const log = join(tempDir('goose-rows-log-'), 'events.db');
+    const first = runBeacon(['import', 'goose', '--from', home, '--log', log]);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`added ${4 + 2 * SESSIONS} events`));
+    const a = new Database(db); // goose appending one call to one session
+    a.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES ('20261202_s7', ?, 'gpt-4.1', 10, 2, 12, 0, 0)").run(t + 5);
+    a.close();
+    const started = process.hrtime.bigint();
+    const again = runBeacon(['import', 'goose', '--from', home, '--log', log]);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.equal(again.status, 0, again.stderr);
+    // session s7's rows only: its prompt and call read again (already recorded), the new call added
+    assert.match(again.stdout, /added 1 event \(1 model call\), 2 already recorded/);
+    console.log(`# goose, ${SESSIONS + 1} sessions: re-import after one appended row re-read ${/(\d+) already recorded/.exec(again.stdout)![1]} recorded events in ${ms.toFixed(0)} ms`);
+    assert.equal(usage(log).model_calls, 2 + SESSIONS + 1);
+  });
+
   it('a corrupt database, one that is a symlink out of the store, one others may write: a warning each, nothing imported, exit 0', () => {
     const home = tempDir('db-hostile-home-');
     const log = join(tempDir('db-hostile-log-'), 'events.db');
