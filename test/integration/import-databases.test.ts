@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
-import { jsonl, runBeacon } from '../helpers/daemon';
+import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 /** goose 1.47.0's schema (version 16) for the three tables Beacon reads, with one session's rows. */
@@ -156,5 +156,41 @@ describe('beacon import: database stores', () => {
       await new Promise((r) => child.once('close', r));
     }
     assert.equal(usage(log).model_calls, 3);
+  });
+});
+
+describe('the collector with importFollow on a database store', () => {
+  it("records goose's calls from its sessions.db, then a row goose commits while the collector runs, each once", { timeout: 60_000 }, async () => {
+    const root = tempDir('goose-collector-root-'); // GOOSE_PATH_ROOT: the database is <root>/data/sessions/sessions.db
+    const db = join(root, 'data', 'sessions', 'sessions.db');
+    gooseDb(db);
+    const collector = await startCollector({ env: { BEACON_IMPORT_FOLLOW: 'goose', GOOSE_PATH_ROOT: root } });
+    const events = () => jsonl(runBeacon(['events', '--log', collector.log, '--json']).stdout);
+    const until = async (what: string, ok: () => boolean) => {
+      for (const end = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 250))) if (Date.now() > end) throw new Error(`not within 20 s: ${what}; the log holds ${events().length} events`);
+    };
+    try {
+      await until('the database as it was at the start', () => events().length === 4);
+      const w = new Database(db); // goose, still running, commits a call and its tool call
+      const t = Math.floor(Date.now() / 1000);
+      w.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES ('20261202_1', ?, 'gpt-4.1', 700, 9, 709, 200, 0)").run(t);
+      const msg = w.prepare("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20261202_1', ?, ?, ?)");
+      msg.run('assistant', JSON.stringify([{ type: 'toolRequest', id: 'call_2', toolCall: { status: 'success', value: { name: 'developer__shell', arguments: { command: 'echo later' } } } }]), t);
+      msg.run('user', JSON.stringify([{ type: 'toolResponse', id: 'call_2', toolResult: { status: 'success', value: { content: [{ type: 'text', text: 'later' }] } } }]), t);
+      w.close();
+      await until('the call committed after the start', () => events().some((e) => e.gen_ai?.tool?.call?.id === 'call_2'));
+      await until('its model call', () => events().filter((e) => e.event.action === 'model.invoked').length === 3);
+      await new Promise((r) => setTimeout(r, 2500)); // another pass or two: nothing recorded twice
+      const all = events();
+      assert.equal(all.length, 6);
+      assert.ok(all.every((e) => e.harness.name === 'goose' && e.harness.collection_method === 'poll'));
+      assert.equal(all.find((e) => e.gen_ai?.tool?.call?.id === 'call_2').command.command, 'echo later');
+      assert.equal(usage(collector.log).model_calls, 3);
+      const health = (await (await fetch(`${collector.url}/health`)).json()) as { importFollow?: { agents: string[]; added: number } };
+      assert.deepEqual(health.importFollow?.agents, ['goose']);
+      assert.equal(health.importFollow?.added, 6);
+    } finally {
+      assert.equal(await collector.stop(), 0);
+    }
   });
 });
