@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { NormalizedEvent } from '../model/record';
+import type { ReaderContext } from '../sources/store-registry';
 import type { Warn } from '../sources/store-read';
 import { recordEvents, type FileImportOptions } from './file-import';
 
@@ -13,8 +14,11 @@ export interface WholeSource {
   harness: string;
   /** the file read (its `-wal` beside it counts too) */
   path: string;
-  /** its events, in batches (a database's sessions a page at a time) */
-  read(warn: Warn): Iterable<NormalizedEvent[]>;
+  /**
+   * its events, in batches (a database's sessions a page at a time); `since` is what the last read
+   * returned (kept in the cursor's context), and the read returns what the next one is to be given
+   */
+  read(warn: Warn, since?: ReaderContext): Generator<NormalizedEvent[], ReaderContext | undefined | void>;
 }
 
 interface Stamp {
@@ -39,10 +43,15 @@ export async function importWhole(source: WholeSource, o: Pick<FileImportOptions
   const c = o.target.cursors.get(source.path);
   if (c && c.dev === stamp.dev && c.ino === stamp.ino && c.size === stamp.size && c.mtimeNs === stamp.mtimeNs) return { read: false, added: 0 };
   let added = 0;
-  for (const events of source.read(o.warn)) added += await recordEvents(source.path, events, o);
+  // the same file as the cursor's (not replaced): only what is past its mark; --since reads all it may keep
+  const since = c && c.dev === stamp.dev && c.ino === stamp.ino && o.sinceNs === undefined ? c.context : undefined;
+  const batches = source.read(o.warn, since);
+  let next = batches.next();
+  for (; !next.done; next = batches.next()) added += await recordEvents(source.path, next.value, o);
+  const mark = next.value ?? undefined;
   if (o.sinceNs === undefined) {
     try {
-      o.target.cursors.put({ path: source.path, harness: source.harness, ...stamp, readOffset: 0, resumeOffset: 0 });
+      o.target.cursors.put({ path: source.path, harness: source.harness, ...stamp, readOffset: 0, resumeOffset: 0, ...(mark ? { context: mark } : {}) });
     } catch (e) {
       o.warn(`${source.path}: that it was read is not saved (${(e as Error).message}): the next import reads it again, adding nothing twice`);
     }

@@ -143,6 +143,13 @@ export interface NormalizedEvent {
    * of the same call holds, or gives it that record's (store/log/call-join.ts)
    */
   joinCall?: boolean;
+  /**
+   * set on a failed tool call read from an agent's store: the id its record had when the store was
+   * read before its outcome (the agent mid-call); the store removes that record (store/log/call-join.ts)
+   */
+  supersedes?: string;
+  /** set on a tool call read from an agent's store without its outcome: the id its record takes once failed (when stored, this one adds nothing) */
+  supersededBy?: string;
 }
 
 /** Where an event's primary content sits, so it gets a content marker (hash and size of the original). */

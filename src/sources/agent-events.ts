@@ -137,7 +137,24 @@ export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): Nor
     // every tool's duration, not only a command's (Claude Code's Read, Edit… report one too)
     ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
   };
-  return { record: r, timeUnixNano: o.time };
+  const ev: NormalizedEvent = { record: r, timeUnixNano: o.time };
+  if (o.method === 'poll') linkStoreCallStages(ev, ownId(agent, o, cls.action), ownId(agent, o, 'tool.failed'), failed || call.success !== undefined || call.exitCode !== undefined);
+  return ev;
+}
+
+/**
+ * A call read from an agent's store while the agent was mid-call (its request written, its result
+ * not yet) is recorded as far as it is known, under the id its record has once it succeeds; read
+ * again with its outcome, a success is that same id (merged: the union), a failure another (its
+ * action is in the id). The two ids are linked so the store keeps one row per call, whichever it
+ * reads first (store/log/call-join.ts): the failed record replaces the outcome-less one, and an
+ * outcome-less record of a call whose failure is stored adds nothing.
+ */
+function linkStoreCallStages(ev: NormalizedEvent, withoutOutcomeId: string, failedId: string, outcomeKnown: boolean): void {
+  if (!outcomeKnown) ev.supersededBy = failedId;
+  else if (failedId === ev.record.event.id) ev.supersedes = withoutOutcomeId;
+  else return;
+  ev.joinCall = true;
 }
 
 /** What an agent's export says of a prompt besides its text: its prompt id, its length as the agent counts it. */

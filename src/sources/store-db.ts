@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSyn
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { NormalizedEvent } from '../model/record';
+import type { ReaderContext } from './store-registry';
 import type { Warn } from './store-read';
 import { trusted } from './store-scan';
 
@@ -34,7 +35,44 @@ export interface DatabaseStore {
    * Its events from the private copy, opened read-only, in batches (a session at a time). A table
    * or column it does not find (another version of the agent) is a warning, never a throw.
    */
-  read(db: Database.Database, warn: Warn): Iterable<NormalizedEvent[]>;
+  read(db: Database.Database, warn: Warn, since?: ReaderContext): Iterable<NormalizedEvent[]>;
+  /**
+   * Optional, the per-row cursor: how far each table it reads goes in the copy (an autoincrement
+   * id's max, a `time_updated`'s), content-free. Given back to `read` as `since`, only the sessions
+   * with a row at or past it are read — whole, so a tool call's request in an older row still meets
+   * its result in a new one — and an append to a large database reads its one session, not all.
+   * Undefined (a schema without such a column) reads the whole database each time, as before.
+   */
+  mark?(db: Database.Database): ReaderContext | undefined;
+}
+
+/**
+ * A table a database reader reads, and the column its mark is taken of: an autoincrement id (a
+ * later row has a larger one), or a time in ms (`time: true`: a row written in the mark's
+ * millisecond but committed after the copy has the same value, so that millisecond is read again —
+ * never missed; the merge makes it add nothing twice).
+ */
+export type MarkedTable = { table: string; column: string; time?: boolean };
+
+/**
+ * The sessions with a row past `since` in any of `tables`: undefined when `since` does not cover
+ * every one (a first read, another schema) — then all of them are read.
+ */
+export function sessionsSince(db: Database.Database, tables: readonly MarkedTable[], since: ReaderContext | undefined): Set<string> | undefined {
+  if (!since || tables.some((t) => typeof since[t.table] !== 'number')) return undefined;
+  const ids = new Set<string>();
+  for (const t of tables) {
+    const rows = db.prepare(`SELECT DISTINCT session_id FROM ${t.table} WHERE ${t.column} ${t.time ? '>=' : '>'} ?`).all(since[t.table]) as { session_id: string }[];
+    for (const r of rows) ids.add(r.session_id);
+  }
+  return ids;
+}
+
+/** Each table's max of its column (0 when empty): a mark for `sessionsSince`. */
+export function markOf(db: Database.Database, tables: readonly MarkedTable[]): ReaderContext {
+  const mark: ReaderContext = {};
+  for (const t of tables) mark[t.table] = (db.prepare(`SELECT coalesce(max(${t.column}), 0) AS m FROM ${t.table}`).get() as { m: number }).m;
+  return mark;
 }
 
 const COPY_ATTEMPTS = 3;

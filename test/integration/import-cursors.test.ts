@@ -6,13 +6,13 @@
  * again from its start without a second record of anything.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EventLog } from '../../src/store/log/event-log';
 import { listJoined } from '../../src/store/queries/joined-events';
 import { jsonl, runBeacon } from '../helpers/daemon';
-import { tempDir } from '../helpers/paths';
+import { repoRoot, tempDir } from '../helpers/paths';
 
 const SESSION = '5b1f7c1e-2a57-4c3e-9f43-1d2b9e0c7a11';
 const THREAD = '019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b';
@@ -143,6 +143,24 @@ describe('beacon import: file cursors', () => {
     assert.equal(calls.length, 1, 'one record of the call');
     assert.equal(calls[0].gen_ai.tool.call.result, 'File created successfully');
     assert.equal(records(log).filter((x) => x.gen_ai?.response?.id === 'msg_w').length, 1);
+  });
+
+  it("Qwen Code's chat file is read from its last complete call on, not again from its start (the reader settles as it reads)", () => {
+    const lines = readFileSync(join(repoRoot(), 'test', 'fixtures', 'stores', 'qwen-code.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => `${l}\n`);
+    const h = tempDir('cursor-qwen-');
+    const dir = join(h, '.qwen', 'projects', '-home-alice-proj', 'chats');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, '333c3569-1f4d-4ff8-9b6b-a445b94c5359.jsonl');
+    const cut = lines.findIndex((l) => l.includes('"response_id":"chatcmpl-beacon-0002"')) + 1; // call 1 whole, call 2's copy read
+    writeFileSync(file, lines.slice(0, cut).join(''), { mode: 0o600 });
+    const log = join(tempDir('cursor-log-'), 'events.db');
+    importOnce(h, log, 'qwen');
+    const more = lines.slice(cut).join('');
+    appendFileSync(file, more);
+    const r = importOnce(h, log, 'qwen');
+    assert.equal(bytesRead(r.stdout, 'qwen-code'), Buffer.byteLength(more), 'only the appended lines');
+    assert.match(r.stdout, /qwen-code[^\n]*\n  2026-12: added 2 events \(1 model call, 1 tool call\), 0 already recorded/);
+    assert.equal(records(log).filter((x) => x.event.action === 'model.invoked').length, 3);
   });
 
   it('a half-written last line waits for its newline, then is read once', () => {

@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
-import { jsonl, runBeacon } from '../helpers/daemon';
+import { jsonl, runBeacon, startCollector } from '../helpers/daemon';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 
 /** goose 1.47.0's schema (version 16) for the three tables Beacon reads, with one session's rows. */
@@ -72,6 +72,41 @@ describe('beacon import: database stores', () => {
     assert.equal(jsonl(runBeacon(['events', '--log', log, '--json']).stdout).length, events.length);
   });
 
+  it("a message appended to a large goose database: the re-import reads that session's rows, not every session's (the per-row cursor)", () => {
+    const home = tempDir('goose-rows-home-');
+    const db = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
+    gooseDb(db);
+    const SESSIONS = 400;
+    const w = new Database(db);
+    const t = Math.floor(Date.now() / 1000) - 30;
+    w.transaction(() => {
+      const msg = w.prepare('INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)');
+      const call = w.prepare('INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, 5, ?, 0, 0)');
+      for (let i = 0; i < SESSIONS; i++) {
+        const id = `20261202_s${i}`;
+        w.prepare("INSERT INTO sessions (id, working_dir) VALUES (?, '/w')").run(id);
+        msg.run(id, 'user', JSON.stringify([{ type: 'text', text: `task ${i}` }]), t);
+        call.run(id, t + 1, 'gpt-4.1', 100 + i, 105 + i);
+      }
+    })();
+    w.close();
+    const log = join(tempDir('goose-rows-log-'), 'events.db');
+    const first = runBeacon(['import', 'goose', '--from', home, '--log', log]);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`added ${4 + 2 * SESSIONS} events`));
+    const a = new Database(db); // goose appending one call to one session
+    a.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES ('20261202_s7', ?, 'gpt-4.1', 10, 2, 12, 0, 0)").run(t + 5);
+    a.close();
+    const started = process.hrtime.bigint();
+    const again = runBeacon(['import', 'goose', '--from', home, '--log', log]);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.equal(again.status, 0, again.stderr);
+    // session s7's rows only: its prompt and call read again (already recorded), the new call added
+    assert.match(again.stdout, /added 1 event \(1 model call\), 2 already recorded/);
+    console.log(`# goose, ${SESSIONS + 1} sessions: re-import after one appended row re-read ${/(\d+) already recorded/.exec(again.stdout)![1]} recorded events in ${ms.toFixed(0)} ms`);
+    assert.equal(usage(log).model_calls, 2 + SESSIONS + 1);
+  });
+
   it('a corrupt database, one that is a symlink out of the store, one others may write: a warning each, nothing imported, exit 0', () => {
     const home = tempDir('db-hostile-home-');
     const log = join(tempDir('db-hostile-log-'), 'events.db');
@@ -121,5 +156,41 @@ describe('beacon import: database stores', () => {
       await new Promise((r) => child.once('close', r));
     }
     assert.equal(usage(log).model_calls, 3);
+  });
+});
+
+describe('the collector with importFollow on a database store', () => {
+  it("records goose's calls from its sessions.db, then a row goose commits while the collector runs, each once", { timeout: 60_000 }, async () => {
+    const root = tempDir('goose-collector-root-'); // GOOSE_PATH_ROOT: the database is <root>/data/sessions/sessions.db
+    const db = join(root, 'data', 'sessions', 'sessions.db');
+    gooseDb(db);
+    const collector = await startCollector({ env: { BEACON_IMPORT_FOLLOW: 'goose', GOOSE_PATH_ROOT: root } });
+    const events = () => jsonl(runBeacon(['events', '--log', collector.log, '--json']).stdout);
+    const until = async (what: string, ok: () => boolean) => {
+      for (const end = Date.now() + 20_000; !ok(); await new Promise((r) => setTimeout(r, 250))) if (Date.now() > end) throw new Error(`not within 20 s: ${what}; the log holds ${events().length} events`);
+    };
+    try {
+      await until('the database as it was at the start', () => events().length === 4);
+      const w = new Database(db); // goose, still running, commits a call and its tool call
+      const t = Math.floor(Date.now() / 1000);
+      w.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens) VALUES ('20261202_1', ?, 'gpt-4.1', 700, 9, 709, 200, 0)").run(t);
+      const msg = w.prepare("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20261202_1', ?, ?, ?)");
+      msg.run('assistant', JSON.stringify([{ type: 'toolRequest', id: 'call_2', toolCall: { status: 'success', value: { name: 'developer__shell', arguments: { command: 'echo later' } } } }]), t);
+      msg.run('user', JSON.stringify([{ type: 'toolResponse', id: 'call_2', toolResult: { status: 'success', value: { content: [{ type: 'text', text: 'later' }] } } }]), t);
+      w.close();
+      await until('the call committed after the start', () => events().some((e) => e.gen_ai?.tool?.call?.id === 'call_2'));
+      await until('its model call', () => events().filter((e) => e.event.action === 'model.invoked').length === 3);
+      await new Promise((r) => setTimeout(r, 2500)); // another pass or two: nothing recorded twice
+      const all = events();
+      assert.equal(all.length, 6);
+      assert.ok(all.every((e) => e.harness.name === 'goose' && e.harness.collection_method === 'poll'));
+      assert.equal(all.find((e) => e.gen_ai?.tool?.call?.id === 'call_2').command.command, 'echo later');
+      assert.equal(usage(collector.log).model_calls, 3);
+      const health = (await (await fetch(`${collector.url}/health`)).json()) as { importFollow?: { agents: string[]; added: number } };
+      assert.deepEqual(health.importFollow?.agents, ['goose']);
+      assert.equal(health.importFollow?.added, 6);
+    } finally {
+      assert.equal(await collector.stop(), 0);
+    }
   });
 });

@@ -20,8 +20,10 @@ import { promptEvent } from '../../src/sources/agent-events';
 import { AGENT as CLAUDE } from '../../src/sources/claude-code/index';
 import { storeObservation } from '../../src/sources/store-events';
 import { claudeCodeStore } from '../../src/sources/claude-code/store-claude-code';
+import { qwenCodeStore } from '../../src/sources/qwen-code/store-qwen-code';
+import { readFileSync } from 'node:fs';
 import { EventLog } from '../../src/store/log/event-log';
-import { tempDir } from '../helpers/paths';
+import { repoRoot, tempDir } from '../helpers/paths';
 
 const SESSION = '7d3f9e30-4c79-4e50-9b65-3f4d1a2e9c33';
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
@@ -99,6 +101,37 @@ describe('the store follower', () => {
       });
       assert.deepEqual(calls.map((r) => [r.event.action, r.gen_ai.tool.call.result]), [['command.executed', undefined]]);
       assert.equal(follower.health().open, 0, 'its reader dropped');
+    } finally {
+      await follower.stop();
+      target.close();
+    }
+  });
+});
+
+describe("the follower on Qwen Code's chat file (its reader settles as it reads)", () => {
+  it("shows each call as its line comes, not once the file has gone quiet; the tool call once its result comes", async () => {
+    // the real 0.24.4 file of the two-tool run: api_response copy, assistant record, tool_call copy, tool_result, per call
+    const lines = readFileSync(join(repoRoot(), 'test', 'fixtures', 'stores', 'qwen-code.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => `${l}\n`);
+    const second = lines.findIndex((l) => l.includes('"response_id":"chatcmpl-beacon-0002"'));
+    assert.ok(second > 0);
+    const { root, target, stored } = setup();
+    const dir = join(root, '-home-alice-proj', 'chats');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, '333c3569-1f4d-4ff8-9b6b-a445b94c5359.jsonl');
+    writeFileSync(file, lines.slice(0, second + 2).join(''), { mode: 0o600 }); // up to call 2's request
+    const follower = new StoreFollower({ stores: [{ store: qwenCodeStore, root }], target, warn: () => {}, pollMs: 150, quietMs: 60_000, watch: false }).start();
+    const responses = () => stored().filter((r) => r.event.action === 'model.invoked').map((r) => r.gen_ai.response.id);
+    try {
+      await until('both calls so far', () => (responses().length === 2 ? true : undefined));
+      await follower.idle(); // the pass that recorded them has kept the file's reader
+      assert.deepEqual(responses(), ['chatcmpl-beacon-0001', 'chatcmpl-beacon-0002']);
+      assert.deepEqual(stored().filter((r) => r.gen_ai?.tool).map((r) => r.gen_ai.tool.call.id), ['call_beacon_0001'], 'call 2 waits for its result');
+      assert.equal(follower.health().open, 1, 'the file is still being read');
+      appendFileSync(file, lines.slice(second + 2).join(''));
+      await until('the last call and the failed command', () => (responses().length === 3 && stored().some((r) => r.event.action === 'tool.failed') ? true : undefined));
+      await sleep(400);
+      assert.deepEqual(stored().filter((r) => r.gen_ai?.tool).map((r) => [r.gen_ai.tool.call.id, r.event.action]), [['call_beacon_0001', 'file.modified'], ['call_beacon_0002', 'tool.failed']]);
+      assert.equal(responses().length, 3, 'each call once');
     } finally {
       await follower.stop();
       target.close();

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { isAbsolute, join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import { modelCallEvent, promptEvent, toolCallEvent, type Agent } from '../agent-events';
-import { columnsOf, type DatabaseStore } from '../store-db';
+import { columnsOf, markOf, sessionsSince, type DatabaseStore, type MarkedTable } from '../store-db';
+import type { ReaderContext } from '../store-registry';
 import { asObject, asText, inTimeOrder, mergeable, resultText, storeObservation } from '../store-events';
 import type { Warn } from '../store-read';
 import { classifyGooseTool } from './tools';
@@ -99,16 +100,26 @@ function messageEvents(sessionId: string, messages: Message[]): NormalizedEvent[
   return out;
 }
 
-function* readGoose(db: Database.Database, warn: Warn): Iterable<NormalizedEvent[]> {
+/** The tables read and their autoincrement ids (goose appends a row per message and per call; a rewritten conversation gets new ids). */
+function markedTables(db: Database.Database): MarkedTable[] | undefined {
+  const tables = (['usage_ledger', 'messages'] as const).filter((t) => columnsOf(db, t).size > 0);
+  return tables.every((t) => columnsOf(db, t).has('id')) ? tables.map((table) => ({ table, column: 'id' })) : undefined;
+}
+
+function* readGoose(db: Database.Database, warn: Warn, since?: ReaderContext): Iterable<NormalizedEvent[]> {
   const ledger = columnsOf(db, 'usage_ledger');
   const messages = columnsOf(db, 'messages');
   if (!ledger.has('session_id') && !messages.has('session_id')) {
     warn(`${db.name}: neither goose's usage_ledger nor its messages table is there (a goose before schema 15?): nothing read`);
     return;
   }
-  const sessions = new Set<string>();
-  for (const t of [ledger.size ? 'usage_ledger' : '', messages.size ? 'messages' : ''].filter(Boolean)) {
-    for (const r of db.prepare(`SELECT DISTINCT session_id FROM ${t}`).all() as { session_id: string }[]) sessions.add(r.session_id);
+  const marked = markedTables(db);
+  let sessions = marked ? sessionsSince(db, marked, since) : undefined;
+  if (!sessions) {
+    sessions = new Set<string>();
+    for (const t of [ledger.size ? 'usage_ledger' : '', messages.size ? 'messages' : ''].filter(Boolean)) {
+      for (const r of db.prepare(`SELECT DISTINCT session_id FROM ${t}`).all() as { session_id: string }[]) sessions.add(r.session_id);
+    }
   }
   const calls = ledger.size ? db.prepare('SELECT * FROM usage_ledger WHERE session_id = ? ORDER BY id') : undefined;
   const msgs = messages.size ? db.prepare('SELECT id, role, content_json, created_timestamp FROM messages WHERE session_id = ? ORDER BY created_timestamp, id') : undefined;
@@ -131,4 +142,8 @@ export const gooseStore: DatabaseStore = {
     return join(root ? join(root, 'data') : join(xdg, 'goose'), 'sessions', 'sessions.db');
   },
   read: readGoose,
+  mark: (db) => {
+    const marked = markedTables(db);
+    return marked ? markOf(db, marked) : undefined;
+  },
 };

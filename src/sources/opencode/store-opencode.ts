@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { isAbsolute, join } from 'node:path';
 import type { NormalizedEvent } from '../../model/record';
 import { modelCallEvent, promptEvent, toolCallEvent, type Agent } from '../agent-events';
-import { columnsOf, jsonObject, type DatabaseStore } from '../store-db';
+import { columnsOf, jsonObject, markOf, sessionsSince, type DatabaseStore, type MarkedTable } from '../store-db';
+import type { ReaderContext } from '../store-registry';
 import { asObject, asText, inTimeOrder, mergeable, storeObservation } from '../store-events';
 import type { Warn } from '../store-read';
 import { OPENCODE_STREAM_USAGE } from './stream-opencode';
@@ -108,7 +109,13 @@ function toolCall(d: Record<string, unknown>, partId: string, at: (t: bigint | u
   return ev;
 }
 
-function* readOpencode(db: Database.Database, warn: Warn): Iterable<NormalizedEvent[]> {
+/** The tables read and their `time_updated` (a tool part is rewritten when its call ends: its creation time would miss that). */
+function markedTables(db: Database.Database): MarkedTable[] | undefined {
+  const tables = ['message', 'part'];
+  return tables.every((t) => columnsOf(db, t).has('time_updated')) ? tables.map((table) => ({ table, column: 'time_updated', time: true })) : undefined;
+}
+
+function* readOpencode(db: Database.Database, warn: Warn, since?: ReaderContext): Iterable<NormalizedEvent[]> {
   for (const [table, cols] of Object.entries(NEEDED)) {
     const have = columnsOf(db, table);
     const missing = cols.filter((c) => !have.has(c));
@@ -118,7 +125,9 @@ function* readOpencode(db: Database.Database, warn: Warn): Iterable<NormalizedEv
     }
   }
   const hasVersion = columnsOf(db, 'session').has('version');
-  const sessions = db.prepare(`SELECT id${hasVersion ? ', version' : ''} FROM session ORDER BY time_created, id`).all() as { id: string; version?: string }[];
+  const marked = markedTables(db);
+  const changed = marked ? sessionsSince(db, marked, since) : undefined;
+  const sessions = (db.prepare(`SELECT id${hasVersion ? ', version' : ''} FROM session ORDER BY time_created, id`).all() as { id: string; version?: string }[]).filter((s) => !changed || changed.has(s.id));
   const messages = db.prepare('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
   const parts = db.prepare('SELECT id, message_id, time_created, data FROM part WHERE session_id = ? ORDER BY message_id, id');
   for (const s of sessions) {
@@ -136,4 +145,8 @@ export const opencodeStore: DatabaseStore = {
     return join(data, 'opencode.db');
   },
   read: readOpencode,
+  mark: (db) => {
+    const marked = markedTables(db);
+    return marked ? markOf(db, marked) : undefined;
+  },
 };

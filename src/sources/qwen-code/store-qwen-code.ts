@@ -5,7 +5,7 @@ import type { TokenUsage } from '../../model/usage';
 import { modelCallEvent, promptEvent, toolCallEvent } from '../agent-events';
 import { tokenAttr } from '../attributes';
 import { providerOfAuthType } from '../gemini-style-logs';
-import type { SessionStore, StoreFileReader } from '../store-registry';
+import type { ReaderContext, SessionStore, StoreFileReader } from '../store-registry';
 import { asObject, asText, inTimeOrder, isoTimeNs, mergeable, storeObservation, withResult } from '../store-events';
 import { AGENT } from './index';
 
@@ -29,6 +29,13 @@ import { AGENT } from './index';
  *   {response{output|error}}]}`: completes the functionCall (0.24: a failed command is `error`, its
  *   exit code in `resultDisplay`; 0.15: `success` with `Exit Code: N` in the output).
  * - `user` (provenance `real_user`, or none before 0.24): the prompt.
+ *
+ * Settled as read (a follow shows each call without waiting for the file to go quiet): a prompt
+ * and a telemetry copy are whole on their line, and 0.24 writes a call's api_response copy before
+ * its assistant record and a tool's tool_call copy before its tool_result. Only two things wait:
+ * a tool call for its result, and — in a file that has shown no api_response copy yet — the
+ * assistant records' calls, which are the file's only if no copy ever comes (the first copy drops
+ * them). Whether a copy was seen is the context a resumed read carries.
  */
 interface Pending {
   name: string;
@@ -54,11 +61,15 @@ interface Call {
 class QwenChat implements StoreFileReader {
   private readonly tools = new Map<string, Pending>();
   private readonly toolDurations = new Map<string, number>();
-  /** the api_response / api_error copies: the calls */
-  private readonly responses: Call[] = [];
-  /** the assistant records' usage: the calls of a file without those copies */
+  /** has the file an api_response / api_error copy (those are its calls)? */
+  private copies: boolean;
+  /** the assistant records' usage, held while no copy has come: the calls of a file without copies */
   private readonly answers: Call[] = [];
   private readonly done: NormalizedEvent[] = [];
+
+  constructor(context?: ReaderContext) {
+    this.copies = context?.copies === true;
+  }
 
   line(v: Record<string, unknown>): NormalizedEvent[] {
     const time = isoTimeNs(v.timestamp);
@@ -88,13 +99,15 @@ class QwenChat implements StoreFileReader {
       const responseId = asText(e.response_id);
       const failed = name === 'qwen-code.api_error';
       const a = e as Attributes;
-      this.responses.push({
+      this.copies = true;
+      this.answers.length = 0;
+      this.done.push(this.modelCall({
         ...at, model: asText(e.model), responseId, provider: providerOfAuthType(asText(e.auth_type)),
         usage: { input: tokenAttr(a, 'input_token_count'), output: tokenAttr(a, 'output_token_count'), cacheRead: tokenAttr(a, 'cached_content_token_count'), reasoning: tokenAttr(a, 'thoughts_token_count') },
         ...(typeof e.duration_ms === 'number' ? { durationMs: e.duration_ms } : {}),
         ...(failed ? { error: asText(e.error_type) ?? 'api_error' } : {}),
         key: `${failed ? 'api_error' : 'api_response'}:${responseId ?? String(at.time)}`,
-      });
+      }));
     } else if (name === 'qwen-code.tool_call') {
       const callId = asText(e.call_id);
       if (callId && typeof e.duration_ms === 'number') this.toolDurations.set(callId, e.duration_ms);
@@ -109,7 +122,7 @@ class QwenChat implements StoreFileReader {
       if (id && name) this.tools.set(id, { name, args: call!.args, ...at });
     }
     const metadata = asObject(v.usageMetadata);
-    if (!metadata) return;
+    if (!metadata || this.copies) return;
     const u = metadata as Attributes;
     const usage: TokenUsage = { input: tokenAttr(u, 'promptTokenCount'), output: tokenAttr(u, 'candidatesTokenCount'), cacheRead: tokenAttr(u, 'cachedContentTokenCount'), reasoning: tokenAttr(u, 'thoughtsTokenCount') };
     this.answers.push({ ...at, model: asText(v.model), usage, key: `message:${asText(v.uuid) ?? String(at.time)}` });
@@ -136,6 +149,28 @@ class QwenChat implements StoreFileReader {
     });
     const withText = withResult(ev, text);
     if (withText) this.done.push(withText);
+    this.toolDurations.delete(callId);
+    if (this.tools.size === 0) this.toolDurations.clear(); // a copy of a call this file does not hold: nothing will take it
+  }
+
+  private modelCall(c: Call): NormalizedEvent {
+    return mergeable(modelCallEvent(AGENT, storeObservation({ time: c.time, sessionId: c.sessionId, version: c.version, key: c.key }), {
+      ...(c.model ? { model: c.model } : {}), ...(c.provider ? { provider: c.provider } : {}), ...(c.responseId ? { responseId: c.responseId } : {}),
+      usage: c.usage, ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}), ...(c.error ? { error: c.error } : {}),
+    }));
+  }
+
+  settled(): NormalizedEvent[] {
+    return inTimeOrder(this.done.splice(0));
+  }
+
+  /** Nothing waits for a later line: no tool call without its result, no assistant call that a copy may still drop. */
+  idle(): boolean {
+    return this.tools.size === 0 && this.answers.length === 0;
+  }
+
+  context(): ReaderContext {
+    return { copies: this.copies };
   }
 
   end(): NormalizedEvent[] {
@@ -144,13 +179,8 @@ class QwenChat implements StoreFileReader {
       if (ev) this.done.push(ev);
     }
     this.tools.clear();
-    const models = (this.responses.length > 0 ? this.responses : this.answers).map((c) =>
-      mergeable(modelCallEvent(AGENT, storeObservation({ time: c.time, sessionId: c.sessionId, version: c.version, key: c.key }), {
-        ...(c.model ? { model: c.model } : {}), ...(c.provider ? { provider: c.provider } : {}), ...(c.responseId ? { responseId: c.responseId } : {}),
-        usage: c.usage, ...(c.durationMs !== undefined ? { durationMs: c.durationMs } : {}), ...(c.error ? { error: c.error } : {}),
-      })),
-    );
-    return inTimeOrder([...this.done, ...models]);
+    this.done.push(...this.answers.splice(0).map((c) => this.modelCall(c)));
+    return this.settled();
   }
 }
 
@@ -172,5 +202,5 @@ export const qwenCodeStore: SessionStore = {
   depth: 4,
   // an archived session is moved to chats/archive/ (its `archiveSessions`): still the session's history
   isSessionFile: (relative) => /^[^/]+\/chats\/(?:archive\/)?[^/]+\.jsonl$/.test(relative),
-  reader: () => new QwenChat(),
+  reader: (_file, context) => new QwenChat(context),
 };

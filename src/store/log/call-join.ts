@@ -21,6 +21,9 @@ import type { EventRow } from './row';
  *   first is stored on its own until its log record arrives and takes its place.
  *
  * The hook records keep their own id (`raw.paired_call`) for the pairing of the calls after them.
+ *
+ * And one path's two reads of a call: an agent's store read while the agent was mid-call, then again
+ * once the call's outcome was written (`storeCallStage`, issue 31).
  */
 export const CALL_JOIN_WINDOW_NS = 10_000_000_000n;
 
@@ -50,6 +53,7 @@ export class StoredCallJoins {
    */
   prepare(row: EventRow): EventRow | 'merged' {
     if (!row.joinCall || row.sessionId === null || this.q('SELECT 1 FROM events WHERE id = ?').get(row.id)) return row;
+    if (row.method === 'poll') return this.storeCallStage(row);
     const rec = parse(row.record);
     const name = rec.gen_ai?.tool?.name;
     if (typeof name !== 'string') return row;
@@ -66,6 +70,20 @@ export class StoredCallJoins {
     const rec = parse(row.record);
     const name = rec.gen_ai?.tool?.name;
     if (typeof name === 'string') this.giveToHookCall(row.sessionId, row.harness, name, row.toolCallId, row.tsNs, argsOf(rec));
+  }
+
+  /**
+   * A tool call read from an agent's store, once before its outcome and once with it (the agent was
+   * mid-call at the first read): one row. A success has the outcome-less record's id (the merge adds
+   * the result); a failure's id differs (its action is in it), so its record replaces that one, and an
+   * outcome-less record of a call whose failure is stored (two imports racing) adds nothing. Ids, not
+   * a search: the store's (session, call id) index is not needed, and an import of 40k calls pays a
+   * lookup by the UNIQUE id only for the few calls read without an outcome or failed.
+   */
+  private storeCallStage(row: EventRow): EventRow | 'merged' {
+    if (row.supersededBy !== undefined && this.q('SELECT 1 FROM events WHERE id = ?').get(row.supersededBy)) return 'merged';
+    if (row.supersedes !== undefined) this.q("DELETE FROM events WHERE id = ? AND method = 'poll'").run(row.supersedes);
+    return row;
   }
 
   /** A post-tool record (its pre-tool stored): the call takes the id of the nearest OTLP record no hook call holds. */

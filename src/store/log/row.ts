@@ -10,6 +10,10 @@ export interface EventRow extends EventColumns {
   mergeWithStored?: boolean;
   /** not a column: a tool call whose call id another path's record may hold (call-join.ts) */
   joinCall?: boolean;
+  /** not a column: the id of this tool call's record read before its outcome, which this one replaces (call-join.ts) */
+  supersedes?: string;
+  /** not a column: the id of this tool call's failed record, which (when stored) makes this one add nothing (call-join.ts) */
+  supersededBy?: string;
 }
 
 export function toRow(ev: NormalizedEvent, json: string): EventRow {
@@ -17,5 +21,7 @@ export function toRow(ev: NormalizedEvent, json: string): EventRow {
   row.dropIfChatChildStored = ev.dropIfChatChildStored === true;
   if (ev.mergeWithStored) row.mergeWithStored = true;
   if (ev.joinCall) row.joinCall = true;
+  if (ev.supersedes) row.supersedes = ev.supersedes;
+  if (ev.supersededBy) row.supersededBy = ev.supersededBy;
   return row;
 }
