@@ -83,6 +83,7 @@ export async function importFile(store: SessionStore, file: SessionFile, o: File
       o.onStep?.(read.bytesRead - before);
       if (step.atEnd) break;
       if (o.stopping?.()) return { bytes: read.bytesRead - before, added }; // the reader dropped: the next read starts at the cursor's resume point
+      o.target.flush?.(); // nor the log's lock while it waits
       await nextTurn(); // a long file never holds the event loop (the collector's receiver shares it)
     }
     return { bytes: read.bytesRead - before, added, ...(finished ? {} : { read }) };

@@ -52,6 +52,7 @@ export async function importStore(store: SessionStore, root: string, o: StoreImp
     result.bytes += r.bytes;
     done += file.size;
   }
+  o.target.flush?.();
   return result;
 }
 

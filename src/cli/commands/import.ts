@@ -76,7 +76,7 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
     if (dryRun || sinceNs !== undefined) throw new BeaconError('usage', '--follow records everything from where each file was read: it takes no --dry-run or --since');
     return follow(stores.map((store) => ({ store, root: rootOf(store) })), databases.map((d) => databaseSource(d, pathOf(d))), new LogTarget(logPath), warn, io);
   }
-  const target = dryRun ? new DryRunTarget(openLogForReading(logPath)) : new LogTarget(logPath);
+  const target = dryRun ? new DryRunTarget(openLogForReading(logPath)) : new LogTarget(logPath, { batchFiles: true });
   const progress = new Progress(process.stderr.isTTY === true && !io.env.CI);
   try {
     for (const store of stores) {
