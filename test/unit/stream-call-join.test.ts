@@ -78,10 +78,10 @@ describe('Codex: the stream\'s tool call takes the call id of its OTLP record', 
     assert.deepEqual(calls(path, 'cx-1'), [['call_1', 'otlp+stream', false], ['call_2', 'otlp+stream', true]]);
   });
 
-  it('the export first, then the stream read after the run (seconds later): the same rows, and a replayed stream adds nothing', () => {
+  it('the export first, then the stream read ten minutes after the run (the wide window): the same rows, and a replayed stream adds nothing', () => {
     const path = join(tempDir('stream-join-'), 'events.db');
     append(path, otlpEvents('cx-2', TWO_OTLP));
-    const late = TWO_STREAM.map((c) => ({ ...c, atMs: c.atMs + 2_000 }));
+    const late = TWO_STREAM.map((c) => ({ ...c, atMs: c.atMs + 600_000 }));
     append(path, streamEvents('cx-2', late));
     assert.deepEqual(calls(path, 'cx-2'), [['call_1', 'otlp+stream', false], ['call_2', 'otlp+stream', true]]);
     append(path, streamEvents('cx-2', late));
