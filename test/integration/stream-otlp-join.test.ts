@@ -27,12 +27,13 @@ describe('<agent stream> | beacon stream <agent> --tee, with the same run\'s OTL
       // the export's truth: Qwen's carries the reasoning count its stream drops
       assert.deepEqual(j.usage.usage, j.lab.wireTruth, 'each token once: the export\'s calls, not also the stream\'s report');
       assert.equal(j.streamReported, !c.noUsage, 'the stream\'s run report is recorded in the session (and not counted)');
-      if (c.name !== 'codex') assertCallsJoined(j.streamCalls, c.name === 'opencode');
+      if (c.name !== 'codex') assertCallsJoined(j.streamCalls, c.name === 'opencode'); // codex's: its own test below
     });
   }
 
-  // Codex's stream items carry no call id (item_N), its export the provider's (call_…): nothing joins them yet
-  it('codex: each of the stream\'s tool calls is one row with the export\'s', { skip: agentBinary('codex').skip, todo: 'codex exec --json names a tool call item_N, its OTLP export call_…: the two paths\' rows of one call are not joined', timeout: 200_000 }, async () => {
+  // Codex's stream items carry no call id (item_N), its export the provider's (call_…): the store gives
+  // the stream's record the export's id (store/log/stream-call-join.ts, issue 32)
+  it('codex: each of the stream\'s tool calls is one row with the export\'s', { skip: agentBinary('codex').skip, timeout: 200_000 }, async () => {
     assertCallsJoined((await joinedStreamRun('codex')).streamCalls);
   });
 });

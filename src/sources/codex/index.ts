@@ -108,7 +108,7 @@ function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): Nor
       const args = jsonAttr(a, 'arguments');
       const mcpServer = stringAttr(a, 'mcp_server');
       const agent: Agent = mcpServer ? { ...AGENT, classifyTool: (n, i, opt) => classifyToolUse(n, codexToolUse(n, i, mcpServer), opt) } : AGENT;
-      return toolCallEvent(agent, o, {
+      const ev = toolCallEvent(agent, o, {
         name: toolName,
         callId: stringAttr(a, 'call_id'),
         args,
@@ -116,6 +116,9 @@ function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): Nor
         exitCode: exitCode(stringAttr(a, 'output')),
         durationMs: numberLike(a, 'duration_ms'),
       });
+      // its stream (`exec --json`) names the call by an item id: the store gives it this call id (store/log/stream-call-join.ts)
+      if (ev?.record.gen_ai?.tool?.call?.id) ev.joinCall = true;
+      return ev;
     }
     default:
       return undefined;

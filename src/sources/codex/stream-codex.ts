@@ -1,4 +1,5 @@
 import type { StreamEvent } from '../../model/harness-event';
+import type { NormalizedEvent } from '../../model/record';
 import { disjointUsage, SEMCONV_USAGE } from '../../model/usage';
 import type { ToolUse } from '../../taxonomy/tool-use';
 import { asString } from '../attributes';
@@ -119,5 +120,17 @@ export const codexStream: StreamAdapter = {
   mode: { program: 'codex', subcommand: { name: 'exec', aliases: ['e'] }, flags: [{ name: '--json', aliases: ['--experimental-json'] }] },
   example: 'codex exec --json "fix the tests" | beacon stream codex --tee',
   createParser: (o) => new CodexStreamParser(o),
-  record: (ev, ctx) => agentStreamRecord(ev, ctx, { harness: 'codex', classify: (name, args, options) => classifyToolUse(name, codexStreamToolUse(name, args), options) }),
+  record: (ev, ctx) => joinable(ev, agentStreamRecord(ev, ctx, { harness: 'codex', classify: (name, args, options) => classifyToolUse(name, codexStreamToolUse(name, args), options) })),
 };
+
+/**
+ * A tool call under the stream's own item id (Codex's `exec --json` has no model call id): the store
+ * gives it the call id of its OTLP record, if there is one (store/log/stream-call-join.ts, issue 32).
+ */
+function joinable(ev: StreamEvent, out: NormalizedEvent | undefined): NormalizedEvent | undefined {
+  const call = out?.record.gen_ai?.tool?.call;
+  if (!out || !ev.detail.tool || call?.id !== ev.detail.tool.callId) return out;
+  out.record.raw = { ...out.record.raw, stream_item: ev.detail.tool.callId };
+  out.joinCall = true;
+  return out;
+}

@@ -8,6 +8,7 @@ import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected
 import type { EventRow } from './row';
 import { StoredCounterparts } from './merge';
 import { StoredCallJoins } from './call-join';
+import { StreamCallJoins } from './stream-call-join';
 import { StoredPromptJoins } from './prompt-join';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
@@ -70,6 +71,7 @@ export class EventLog {
   private readonly deleteChatParent: Database.Statement;
   private readonly counterparts: StoredCounterparts;
   private readonly calls: StoredCallJoins;
+  private readonly streamCalls: StreamCallJoins;
   private readonly prompts: StoredPromptJoins;
   private readonly clock: () => bigint;
 
@@ -85,6 +87,7 @@ export class EventLog {
     this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
     this.counterparts = new StoredCounterparts(db);
     this.calls = new StoredCallJoins(db);
+    this.streamCalls = new StreamCallJoins(db);
     this.prompts = new StoredPromptJoins(db);
   }
 
@@ -169,9 +172,10 @@ export class EventLog {
         held.push(true);
         continue;
       }
-      // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts);
+      // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts; a
+      // stream's own ids: stream-call-join.ts);
       // a prompt its hook and its OTLP export both report is one row, the hook's (prompt-join.ts).
-      const joined = row.joinCall ? this.calls.prepare(row) : row.action === 'prompt.submitted' ? this.prompts.prepare(row) : row;
+      const joined = row.joinCall ? this.calls.prepare(this.streamCalls.prepare(row)) : row.action === 'prompt.submitted' ? this.prompts.prepare(row) : row;
       if (joined === 'merged') {
         result.duplicates++;
         held.push(true);
