@@ -51,7 +51,8 @@ export interface BeaconRecord {
   mcp?: { server?: string; tool?: string };
   approval?: { required?: boolean; decision?: string; reason?: string };
   policy?: { id?: string; name?: string; decision?: string; enforcement?: string; reason?: string };
-  prompt?: { text?: string };
+  /** `id` is an extension: the agent's prompt id, on a turn's end too (the prompt it answers), where a path carries it */
+  prompt?: { text?: string; id?: string };
   content?: ContentMarker;
   gen_ai?: GenAiFields;
   reasoning?: { text: string };

@@ -15,6 +15,8 @@ export interface ClaudeShapeSpec {
   failureEvents?: ReadonlySet<string>;
   /** the prompt's field on the prompt event (default `prompt`) */
   promptField?: string;
+  /** the field of the turn's prompt id, where the agent's OTLP records carry the same id (Claude's `prompt_id`; default: none) */
+  promptIdField?: string;
   /** the final answer's field on the stop event (default `last_assistant_message`) */
   responseField?: string;
   /** the model's call id, where this agent puts it (default: none) */
@@ -54,7 +56,12 @@ function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): Hoo
   const phase = spec.phases[event]!;
   const facts: HookFacts = { event, phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
   if (phase === 'prompt') facts.prompt = str(o, spec.promptField ?? 'prompt');
-  if (phase === 'stop') facts.response = str(o, spec.responseField ?? 'last_assistant_message');
+  if (phase === 'stop') {
+    facts.response = str(o, spec.responseField ?? 'last_assistant_message');
+    // the turn its end belongs to: the hook's and the OTLP export's turn ends are one (store/log/turn-join.ts)
+    const promptId = spec.promptIdField ? str(o, spec.promptIdField) : undefined;
+    if (promptId) facts.promptId = promptId;
+  }
   if (phase === 'pre-tool' || phase === 'post-tool') {
     const raw = { name: str(o, 'tool_name') ?? '', input: o.tool_input };
     const tool = spec.tool ? spec.tool(raw.name, raw.input) : raw;

@@ -12,6 +12,8 @@ import { classifyClaudeTool } from './tools';
 export const claudeCodeHooks: HookAdapter = claudeShapeAdapter(
   {
     agent: { harness: 'claude-code', classifyTool: classifyClaudeTool },
+    // `prompt_id` (UserPromptSubmit to SessionEnd: the same through the turn) is its OTLP records' `prompt.id`
+    promptIdField: 'prompt_id',
     phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),
     callId: (o) => str(o, 'tool_use_id'),

@@ -41,7 +41,8 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
     case 'user_prompt':
       return promptEvent(AGENT, o, stringAttr(a, 'prompt'));
     case 'assistant_response':
-      return responseEvent(AGENT, o, stringAttr(a, 'response'));
+      // `prompt.id` is the Stop hook's `prompt_id`: the turn this end belongs to
+      return responseEvent(AGENT, o, stringAttr(a, 'response'), stringAttr(a, 'prompt.id'));
     case 'tool_result': {
       const input = jsonAttr(a, 'tool_input') ?? jsonAttr(a, 'tool_parameters');
       return toolCallEvent(AGENT, o, {

@@ -8,6 +8,7 @@ import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected
 import type { EventRow } from './row';
 import { StoredCounterparts } from './merge';
 import { StoredCallJoins } from './call-join';
+import { StoredTurnEnds } from './turn-join';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
 
@@ -69,6 +70,7 @@ export class EventLog {
   private readonly deleteChatParent: Database.Statement;
   private readonly counterparts: StoredCounterparts;
   private readonly calls: StoredCallJoins;
+  private readonly turnEnds: StoredTurnEnds;
   private readonly clock: () => bigint;
 
   private constructor(path: string, db: Database.Database, clock: () => bigint) {
@@ -82,6 +84,7 @@ export class EventLog {
     // The parent's event id derives from its trace and span id, so the UNIQUE index finds it.
     this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
     this.counterparts = new StoredCounterparts(db);
+    this.turnEnds = new StoredTurnEnds(db);
     this.calls = new StoredCallJoins(db);
   }
 
@@ -162,6 +165,12 @@ export class EventLog {
       const counterpart = row.mergeWithStored && !own ? this.counterparts.find(row) : undefined;
       if (counterpart) {
         this.counterparts.merge(row, counterpart);
+        result.duplicates++;
+        held.push(true);
+        continue;
+      }
+      // A turn's end its hook and its OTLP export both report is one event (turn-join.ts).
+      if (StoredTurnEnds.applies(row) && this.turnEnds.absorb(row) === 'merged') {
         result.duplicates++;
         held.push(true);
         continue;
