@@ -12,13 +12,13 @@ const Request = root.lookupType('beacon.otlp.ExportTraceServiceRequest');
 /**
  * A realistic goose export: `spans` spans cut from consecutive default-loop turns (chat spans with
  * cache usage and reasoning, shell/edit/todo tool spans, reply/reply_stream/execute_hook spans),
- * protobuf-encoded as goose sends it. `idOffsets` locate every trace and span id in the bytes, so a
+ * protobuf-encoded as goose sends it, its turns 20 s apart from `startNs`. `idOffsets` locate every trace and span id in the bytes, so a
  * load generator can stamp each copy with fresh ids (a retried export would be cheaper to store).
  */
-export function gooseExportTemplate(spans = 100): { body: Buffer; idOffsets: number[]; genAiSpans: number } {
+export function gooseExportTemplate(spans = 100, startNs = 1787301000000000000n): { body: Buffer; idOffsets: number[]; genAiSpans: number } {
   const all: SpanSpec[] = [];
   let turn = 0;
-  while (all.length < spans) all.push(...gooseDefaultLoopTurn({ sessionId: `bench_${turn++}`, start: 1787301000000000000n + BigInt(turn) * 20_000_000_000n }).spans);
+  while (all.length < spans) all.push(...gooseDefaultLoopTurn({ sessionId: `bench_${turn++}`, start: startNs + BigInt(turn) * 20_000_000_000n }).spans);
   const chosen = all.slice(0, spans);
   const msg = Request.fromObject({
     resourceSpans: [

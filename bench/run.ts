@@ -19,6 +19,7 @@ import { tempDir } from '../test/helpers/paths';
 import { gooseExportTemplate, stampIds } from './fixture';
 import { benchHookLauncher, benchHooks } from './hooks';
 import { benchTokenUsage } from './token-usage';
+import { benchReadCommands } from './read-commands';
 import { benchFollow } from './follow';
 import { benchLogs } from './logs';
 import { benchDurability, benchRetention, benchWriterDurability } from './store';
@@ -185,6 +186,8 @@ async function main() {
   if (want('hooks')) Object.assign(results, await benchHooks());
   if (want('hooks')) Object.assign(results, await benchHookLauncher());
   if (want('token-usage')) Object.assign(results, benchTokenUsage());
+  // `npm run bench -- read [against=OTHER/dist/src/bin/beacon.js]`: token-usage --by day, sessions and doctor on a real-shaped log
+  if (want('token-usage') || only.includes('read')) Object.assign(results, await benchReadCommands(Number(params.get('events') ?? 40_000), Number(params.get('exports') ?? 200), Number(params.get('rounds') ?? 9), params.get('against')));
   if (want('follow')) Object.assign(results, await benchFollow());
   if (want('logs')) Object.assign(results, benchLogs());
   if (want('agents')) Object.assign(results, benchAgents());

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Beacon beside ccusage (issue 31 item 4): one real lab run per agent (all the rows of
-// test/helpers/ccusage-compare.ts, or those named), then the side-by-side table, in Markdown, for
+// test/helpers/ccusage-rows.ts, or those named; goose from its sessions.db fixture), then the side-by-side table, in Markdown, for
 // the closing note. Needs `npm run build` and the agents lab (`npm ci --prefix test/agents`).
-//   node scripts/ccusage-compare.js [claude] [codex]
+//   node scripts/ccusage-compare.js [claude] [codex] [gemini] [qwen] [opencode] [copilot] [pi] [goose]
 'use strict';
 const { join } = require('node:path');
 const { CCUSAGE_ROWS, ccusageSkip, compareOn, labRun, sideBySide } = require(join(__dirname, '..', 'dist', 'test', 'helpers', 'ccusage-compare.js'));

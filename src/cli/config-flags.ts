@@ -1,5 +1,4 @@
-import { CONFIG_KEYS, CONFIG_KEY_NAMES, flagHelp, type CollectorConfig, type ConfigKey } from '../config/config-keys';
-import { parseIntStrict } from '../config/config';
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, flagHelp, parseIntStrict, type CollectorConfig, type ConfigKey } from '../config/config-keys';
 import type { OptionSpec } from './args';
 
 /** The option a config key's flag is on a command line, from its definition: a number or string takes a value. */

@@ -2,6 +2,7 @@
 import { escapeControls } from '../model/terminal';
 import { formatDisplayTime, formatDuration } from '../model/time';
 import type { Observer, TimelineItem, ToolCallRow } from '../store/queries/tool-calls';
+import { groupDigits } from '../model/digits';
 
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -118,11 +119,24 @@ function oneLine(s: string): string {
 /** `… (call ID)` at the end of a WHAT cell: kept whole when the text before it is cut. */
 const CALL_SUFFIX = / (\(call [^()]*\))$/;
 
-/** `cut`, except that a trailing call id stays visible: `curl http://ev… (call toolu_01)`. */
+/** A call id longer than this gives way (to its end) before the command line does. */
+const LONG_CALL_ID = 20;
+
+/**
+ * `cut`, except that a trailing call id stays visible: `curl http://ev… (call toolu_01)`. A long id
+ * (Gemini's `run_shell_command__call_…`) keeps only its end, which is what tells calls apart, rather
+ * than leave the command unreadable: the command line is what a reviewer reads, and the whole id is
+ * in `--json` and `--raw`.
+ */
 export function cutCell(s: string, max: number): string {
   if (s.length <= max) return s;
   const m = CALL_SUFFIX.exec(s);
-  if (m && max - m[1]!.length >= 9) return `${cut(s.slice(0, m.index), max - m[1]!.length - 1)} ${m[1]}`;
+  if (!m) return cut(s, max);
+  const id = m[1]!.slice('(call '.length, -1);
+  const call = id.length > LONG_CALL_ID ? `(call …${id.slice(-(LONG_CALL_ID - 8))})` : m[1]!;
+  const text = s.slice(0, m.index);
+  if (text.length + 1 + call.length <= max) return `${text} ${call}`;
+  if (max - call.length - 1 >= 9) return `${cut(text, max - call.length - 1)} ${call}`;
   return cut(s, max);
 }
 
@@ -130,7 +144,7 @@ export function cutCell(s: string, max: number): string {
 export const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, Math.max(0, max - 1))}…` : s);
 
 /** `3 events`, `1 session` */
-export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+export const plural = (n: number, word: string) => `${groupDigits(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** A cost in dollars (four decimals under $1); `-` when there is none. */
 export const usd = (v: number | null) => (v === null ? '-' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
@@ -184,13 +198,26 @@ export function formatRow(r: string[], widths: number[], maxWidth?: number): str
  * repository or a model name would print a forged row. Cells pass through escapeControls (a no-op
  * on cells already escaped) before they are measured.
  */
-export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, wrap?: WrapColumn): string {
+export function formatTable(rawRows: string[][], maxWidth?: number, shrinkable: readonly number[] = SHRINKABLE, wrap?: WrapColumn, under?: UnderRows): string {
   const rows = safeCells(rawRows);
   const widths = fitWidths(rows, maxWidth, shrinkable);
   if (maxWidth !== undefined && wrap && widths[wrap.column]! < Math.min(wrap.minWidth, Math.max(...rows.slice(1).map((r) => r[wrap.column]!.length)))) {
-    return wrapped(rows, maxWidth, shrinkable, wrap);
+    return wrapped(rows, maxWidth, shrinkable, wrap, under);
   }
-  return rows.map((r) => formatRow(r, widths, maxWidth)).join('\n');
+  return rows.flatMap((r, i) => [formatRow(r, widths, maxWidth), ...underLines(under, i, maxWidth)]).join('\n');
+}
+
+/** Lines printed under a data row (its index among the rows after the header): a write's diff. */
+export type UnderRows = ReadonlyArray<readonly string[] | undefined>;
+
+/** The lines under row `i` (0: the header, none), escaped and cut to the width as every cell is. */
+function underLines(under: UnderRows | undefined, i: number, maxWidth: number | undefined): string[] {
+  const lines = i > 0 ? under?.[i - 1] : undefined;
+  if (!lines) return [];
+  return lines.map((l) => {
+    const safe = escapeControls(l);
+    return maxWidth !== undefined ? cut(safe, maxWidth) : safe;
+  });
 }
 
 /** A column that moves to its own indented line under its row when the terminal leaves it too little room. */
@@ -202,7 +229,7 @@ export interface WrapColumn {
 const WRAP_INDENT = '    ';
 
 /** The table without `wrap.column`, each row followed by that cell, indented, in the whole width. */
-function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number[], wrap: WrapColumn): string {
+function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number[], wrap: WrapColumn, under?: UnderRows): string {
   const without = (r: string[]) => r.filter((_, i) => i !== wrap.column);
   const rest = rows.map(without);
   const widths = fitWidths(rest, maxWidth, shrinkable.filter((i) => i !== wrap.column).map((i) => (i > wrap.column ? i - 1 : i)));
@@ -210,7 +237,8 @@ function wrapped(rows: string[][], maxWidth: number, shrinkable: readonly number
     .flatMap((r, i) => {
       const line = formatRow(rest[i]!, widths, maxWidth);
       const cell = r[wrap.column]!;
-      return i === 0 || cell === '' ? [line] : [line, `${WRAP_INDENT}${cutCell(cell, maxWidth - WRAP_INDENT.length)}`];
+      const own = i === 0 || cell === '' ? [line] : [line, `${WRAP_INDENT}${cutCell(cell, maxWidth - WRAP_INDENT.length)}`];
+      return [...own, ...underLines(under, i, maxWidth)];
     })
     .join('\n');
 }

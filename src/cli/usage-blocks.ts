@@ -2,6 +2,7 @@ import { formatDisplayTime, formatDuration } from '../model/time';
 import { BLOCK_NS, type UsageBlock } from '../store/queries/usage-blocks';
 import { usd } from './format';
 import type { BlockFacts, UsageGroup } from './usage-report';
+import { groupDigits } from '../model/digits';
 
 /** `token-usage --by block`: ccusage's 5-hour blocks (`ccusage blocks`), their labels, the active block's burn rate and projection. */
 
@@ -40,7 +41,7 @@ export function addBlocks(groups: Map<string | null, UsageGroup>, blocks: readon
   }
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = groupDigits;
 
 /** The active block's line under the table: how fast it burns and where it ends at that rate. */
 export function activeBlockLines(groups: readonly UsageGroup[]): string[] {

@@ -7,6 +7,7 @@ import { matchModel } from '../pricing/match';
 import type { UsageRow } from '../store/queries/usage';
 import { plural, usd } from './format';
 import { renderTable, shortId, wrapAtSpaces, type Column } from './table';
+import { groupDigits } from '../model/digits';
 
 /** `beacon token-usage`'s groups: the sums, the pricing and the table (the command parses and queries). */
 
@@ -115,7 +116,7 @@ export function groupRows(rows: readonly UsageRow[], keyOf: (r: UsageRow) => str
   return { groups, totals };
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = groupDigits;
 type Line = { label: string; g: UsageGroup; sub?: boolean };
 
 /** The table: wide with every bucket when it fits, else the key, input, output, total and cost (src/cli/table.ts). */

@@ -1,4 +1,5 @@
 import type { ForwardDestination } from '../forward/registry';
+import { BeaconError } from '../model/errors';
 
 /** The collector's settings. One frozen object: defaults < config file < BEACON_* env < flags. */
 export interface CollectorConfig {
@@ -202,4 +203,10 @@ export function flagHelp(key: ConfigKey): string {
   const d = CONFIG_KEYS[key] as KeyDefinition;
   if (!d.flag) throw new Error(`config key ${key} has no flag`);
   return d.flag.help(shownDefault(key));
+}
+
+/** A flag's or variable's whole number; here, not in config.ts, so a command's flags do not load the config reader and the forwarders. */
+export function parseIntStrict(value: string, what: string): number {
+  if (!/^\d+$/.test(value)) throw new BeaconError('usage', `${what} must be a whole number, got "${value}"`);
+  return Number(value);
 }

@@ -139,10 +139,7 @@ export function readEnv(env: NodeJS.ProcessEnv): Partial_ {
   return out as Partial_;
 }
 
-export function parseIntStrict(value: string, what: string): number {
-  if (!/^\d+$/.test(value)) throw new BeaconError('usage', `${what} must be a whole number, got "${value}"`);
-  return Number(value);
-}
+export { parseIntStrict } from './config-keys';
 
 /** The config every command means: the file (`--config`, else the default), the environment, then the command line's flags. */
 export function collectorConfig(file: string | undefined, env: NodeJS.ProcessEnv, flags: Partial<CollectorConfig> = {}): Readonly<CollectorConfig> {

@@ -1,3 +1,4 @@
+import { closest } from './suggest';
 /**
  * Beacon's closed list of spellings that mean the goose runtime. GooseAI (gooseai, goose-ai,
  * goose.ai) is another company's inference service: those names are deliberately absent, so a model
@@ -34,6 +35,22 @@ const AGENT_ALIASES: Readonly<Record<string, string>> = {
 export function harnessOption(name: string): string {
   const n = normalizeHarnessName(name);
   return AGENT_ALIASES[n] ?? n;
+}
+
+/** The harness names Beacon's own sources record. */
+const KNOWN_HARNESSES: readonly string[] = [...new Set(['goose', 'cline', ...Object.values(AGENT_ALIASES)])];
+
+/**
+ * For a filter that matched nothing: when the name typed is none of Beacon's agents, what it may have
+ * meant (`--harness claud`: "claude-code"). Another name is not refused (an unknown agent's GenAI
+ * spans are recorded under its own `service.name`), only hinted at: '' when nothing is close.
+ */
+export function unknownHarnessHint(typed: string): string {
+  const name = harnessOption(typed);
+  if (KNOWN_HARNESSES.includes(name)) return '';
+  // the aliases are candidates too (`copilt` is one edit from `copilot`), suggested by their agent's name
+  const near = closest(name, [...KNOWN_HARNESSES, ...Object.keys(AGENT_ALIASES)]);
+  return near === undefined ? '' : `; no agent Beacon knows is named "${name}" (did you mean "${AGENT_ALIASES[near] ?? near}"?)`;
 }
 
 export function isGooseName(name: string): boolean {

@@ -37,6 +37,8 @@ export interface BeaconRecord {
     kind: 'agent_runtime'; action: string; category?: string; id: string; fidelity?: Fidelity;
     /** extension: the ids of records of the same call or prompt another path brought, merged into this one */
     merged_ids?: string[];
+    /** extension: the collection paths of the records in `merged_ids` (one record absorbs at most one of each path) */
+    merged_paths?: CollectionMethod[];
   };
   severity: Severity;
   endpoint: { hostname?: string; os: string; agent_version?: string };
@@ -51,8 +53,12 @@ export interface BeaconRecord {
   mcp?: { server?: string; tool?: string };
   approval?: { required?: boolean; decision?: string; reason?: string };
   policy?: { id?: string; name?: string; decision?: string; enforcement?: string; reason?: string };
-  /** `id` is an extension: the agent's prompt id, on a turn's end too (the prompt it answers), where a path carries it */
-  prompt?: { text?: string; id?: string };
+  /**
+   * `id` and `length` are extensions: the agent's prompt id and its count of the prompt's characters,
+   * where a path carries them, so a prompt's hook and OTLP records are found to be one (store/log/prompt-join.ts);
+   * a turn's end carries its prompt's id too, so its hook and OTLP records are one (store/log/turn-join.ts)
+   */
+  prompt?: { text?: string; id?: string; length?: number };
   content?: ContentMarker;
   gen_ai?: GenAiFields;
   reasoning?: { text: string };

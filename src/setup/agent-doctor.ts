@@ -5,7 +5,7 @@ import { getPath, parseSettings } from './agents/settings-edit';
 import { PROTOCOL_NAMES, type AgentContext, type AgentSpec, type Protocol, type Target } from './agents/spec';
 import type { GrpcHealth } from '../model/health';
 import type { Check, CheckStatus } from './doctor';
-import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
+import { RECENT_WINDOW_NS, agentEventStats, collectionCheck, hookEventChecks, hookFailuresCheck, hooksSince, lastEventCheck, type AgentEventStats, type EventsSince } from './agent-hook-events';
 import { versionCheck } from './agent-version';
 import { agentHookChecks, type HookDoctorContext } from './agent-hook-checks';
 
@@ -111,7 +111,7 @@ export async function agentDoctorChecks(spec: AgentSpec, ctx: HookDoctorContext 
   const half = await hooks;
   checks.push(...half.checks);
   // No log yet (or one that cannot be read: said above): no hook event either, and the reasons still hold.
-  if (spec.hooks) checks.push(...hookEventChecks(spec, 'id' in stats ? NO_EVENTS : stats, now, half.reasons));
+  if (spec.hooks) checks.push(...hookEventChecks(spec, 'id' in stats ? NO_EVENTS : stats, now, half.reasons, hooksSince(half.installedAtMs, now)));
   return checks;
 }
 
@@ -136,18 +136,19 @@ export function grpcListenerCheck(spec: AgentSpec, target: Target, grpc: Partial
   if (!grpc || typeof grpc.state !== 'string') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, and the collector reports no OTLP/gRPC (an older Beacon, or not running)`, fix: `restart the collector (beacon service install), or beacon install ${spec.id} --protocol http --force` };
   const fixPort = `run the collector with --grpc-port ${target.port} (config grpcPort), or beacon install ${spec.id} --protocol http --force`;
   if (grpc.state === 'off') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC is off (grpcPort 0)`, fix: fixPort };
-  if (grpc.state === 'down') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC is down: ${grpc.error ?? 'it could not listen'}`, fix: `free port ${target.port}, then restart the collector` };
+  // The collector tries to listen again every few seconds by itself: freeing the port is enough then.
+  if (grpc.state === 'down') return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC is down: ${grpc.error ?? 'it could not listen'}${grpc.retrying ? ' (it tries again every few seconds)' : ''}`, fix: grpc.retrying ? `free port ${target.port}: the collector then listens on it by itself` : `free port ${target.port}, then restart the collector` };
   const port = Number(String(grpc.address ?? '').slice(String(grpc.address ?? '').lastIndexOf(':') + 1));
   if (port !== target.port) return { id, status: 'fail', message: `${spec.title} exports over OTLP/gRPC to ${target.base}, but the collector's OTLP/gRPC listens on ${grpc.address}`, fix: fixPort };
   return { id, status: 'ok', message: `the collector's OTLP/gRPC listens on ${grpc.address} (${grpc.exports ?? 0} gRPC exports since it started)` };
 }
 
 /** The no-argument doctor's line for an agent found on this machine. */
-export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Record<Protocol, Target>; log: string }): Check | undefined {
+export function agentSummary(spec: AgentSpec, ctx: AgentContext & { targets: Record<Protocol, Target>; log: string }, stats?: AgentEventStats | Check): Check | undefined {
   const found = detectAgent(spec, ctx);
   if (!found) return undefined;
   const settings = agentValues(spec, ctx);
-  const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings);
+  const checks = agentChecks(spec, { ...ctx, target: configuredTarget(spec, ctx, ctx.targets, settings) }, settings, stats);
   const rank: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 };
   const worst = checks.reduce((a, c) => (rank[c.status] > rank[a.status] ? c : a), checks[0]!);
   // An agent with no OTLP keys to check (Cline: hooks only) has no setup line of its own here.

@@ -188,9 +188,10 @@ async function launcherCheck(spec: AgentSpec, scopes: ScopeHooks[], ctx: HookDoc
 
 /**
  * `beacon doctor <agent>`'s hook half: registered (each scope), the agent's switches and trust, the
- * launcher; and the reasons a missing hook event could have, for the events check after it.
+ * launcher; and the reasons a missing hook event could have and when the hooks were installed (the
+ * newest change of the files holding Beacon's entries), for the events check after it.
  */
-export async function agentHookChecks(spec: AgentSpec, ctx: HookDoctorContext): Promise<{ checks: Check[]; reasons: string[]; installed: boolean }> {
+export async function agentHookChecks(spec: AgentSpec, ctx: HookDoctorContext): Promise<{ checks: Check[]; reasons: string[]; installed: boolean; installedAtMs?: number }> {
   if (!spec.hooks) return { checks: [], reasons: [], installed: false };
   const scopes = readHookScopes(spec, ctx);
   const checks: Check[] = scopes.filter((s) => s.error).map((s) => ({ id: `${spec.id}-hooks`, status: 'fail' as const, message: s.error!, fix: 'fix the file' }));
@@ -218,5 +219,5 @@ export async function agentHookChecks(spec: AgentSpec, ctx: HookDoctorContext): 
   }
   const launcher = await launcherCheck(spec, withOurs, ctx);
   if (launcher) checks.push(launcher);
-  return { checks, reasons, installed: true };
+  return { checks, reasons, installed: true, installedAtMs: installedAt };
 }

@@ -1,5 +1,6 @@
 import { hostPort } from '../config/hosts';
 import { detectAgent } from './agent-detect';
+import { agentsEventStats } from './agent-hook-events';
 import { agentDoctorChecks, agentSummary, agentValues, configuredTarget, grpcListenerCheck } from './agent-doctor';
 import { AGENT_SPECS } from './agents/registry';
 import type { AgentSpec, Protocol, Target } from './agents/spec';
@@ -51,7 +52,9 @@ export async function doctorFound(o: DoctorRun): Promise<Check[]> {
   // Each line is worked out while the collector's probes run.
   const full = own.length > 0 ? Promise.all(own.map((a) => a.ownSetup!.doctor(o))) : undefined;
   const machine = full ? undefined : collectorChecks(o, baseOf(o));
-  const summaries = lines.map((a) => agentSummary(a, { env: o.env, cwd: o.cwd, targets: o.targets, log: o.log })).filter((c): c is Check => c !== undefined);
+  // every line's events from one pass over the log (no index holds the agent)
+  const stats = agentsEventStats(lines, o.log, BigInt(Date.now()) * 1_000_000n);
+  const summaries = lines.map((a) => agentSummary(a, { env: o.env, cwd: o.cwd, targets: o.targets, log: o.log }, stats.get(a.id))).filter((c): c is Check => c !== undefined);
   const checks: Check[] = [];
   if (full) checks.push(...(await full).flat());
   else {

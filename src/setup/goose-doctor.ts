@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostPort } from '../config/hosts';
 import { hooksLauncherPath } from '../config/paths';
 import { SEND_TEST_WITHHELD, collectorCheck, logChecks, serviceCheck, type Check, type DoctorContext } from './doctor';
+import { commandVersionCheck } from './agent-version';
+import { goose as gooseSpec } from './agents/goose';
 import { exportChecks } from './export-check';
 import { forwardChecks } from './forward-checks';
 import { foreignHookChecks, gooseBinaryCheck, launcherChecks } from './goose-checks';
@@ -29,14 +31,17 @@ export async function gooseDoctor(ctx: DoctorContext): Promise<Check[]> {
   // One /health read serves the collector check and the forwarding checks.
   const probe = collectorCheck(base, { ...ctx, service }, ctx.fetchTimeoutMs ?? 1500);
   const goose = gooseBinaryCheck(ctx.env);
+  // `goose --version` (goose is no npm package: no package.json to read) runs beside the probes
+  const version = commandVersionCheck(gooseSpec, ctx);
   const otlp = otlpConfigChecks(config(), base);
   const environment = environmentChecks(ctx.env, base);
   const { check: collector, health, untrusted } = await probe;
+  const gooseVersion = await version;
   // read after the probe answered: on a large log this takes a while, and the probe's timeout runs
   const log = logChecks(ctx.log);
   const checks: Check[] = [collector];
   if (service) checks.push(serviceCheck(await service, collector.status !== 'fail'));
-  checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export), goose, ...otlp, ...environment, ...(await plugin), ...log);
+  checks.push(...forwardChecks(health?.forward), ...exportChecks(health?.export), goose, ...(gooseVersion ? [gooseVersion] : []), ...otlp, ...environment, ...(await plugin), ...log);
   if (ctx.sendTest) checks.push(...(untrusted ? [SEND_TEST_WITHHELD] : await (require('./goose-send-test') as typeof import('./goose-send-test')).sendTestChecks(ctx, base)));
   return checks;
 }

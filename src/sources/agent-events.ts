@@ -140,11 +140,22 @@ export function toolCallEvent(agent: Agent, o: Observation, call: ToolCall): Nor
   return { record: r, timeUnixNano: o.time };
 }
 
-/** The user's prompt (its text where the agent exports it). */
-export function promptEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
+/** What an agent's export says of a prompt besides its text: its prompt id, its length as the agent counts it. */
+export interface PromptFacts {
+  id?: string;
+  length?: number;
+}
+
+/**
+ * The user's prompt (its text where the agent exports it). Its id and length are kept even when
+ * the text is withheld: the prompt's hook record has the text, and these tell which prompt it is
+ * (store/log/prompt-join.ts).
+ */
+export function promptEvent(agent: Agent, o: Observation, text: string | undefined, facts: PromptFacts = {}): NormalizedEvent {
   const r = record(agent, o, 'prompt.submitted', 'prompt', ownId(agent, o, 'prompt'), 'Prompt submitted to agent');
   const exported = exportedText(text);
-  if (exported) r.prompt = { text: exported };
+  const length = facts.length !== undefined && Number.isSafeInteger(facts.length) && facts.length >= 0 ? facts.length : undefined;
+  if (exported || facts.id || length !== undefined) r.prompt = { ...(exported ? { text: exported } : {}), ...(facts.id ? { id: facts.id } : {}), ...(length !== undefined ? { length } : {}) };
   markWithheld(r, text);
   // the same call or prompt may be in the agent's session store, imported already (store/log/merge.ts)
   return { record: r, timeUnixNano: o.time, mergeWithStored: true };

@@ -82,7 +82,8 @@ function logEvent(agent: Agent, prefix: string, rec: LogRecord): NormalizedEvent
         ...(name.endsWith('api_error') ? { error: stringAttr(a, 'error_type') ?? 'api_error' } : {}),
       });
     case 'user_prompt':
-      return promptEvent(agent, o, stringAttr(a, 'prompt'));
+      // Qwen's hook payload carries the same `prompt_id`; Gemini's carries none (its length then tells)
+      return promptEvent(agent, o, stringAttr(a, 'prompt'), { id: stringAttr(a, 'prompt_id'), length: numberLike(a, 'prompt_length') });
     case 'tool_call':
       return toolCallEvent(agent, o, {
         name: stringAttr(a, 'function_name') ?? '',

@@ -19,7 +19,7 @@ export interface HookFacts {
   cwd?: string;
   /** the user's prompt; '' (Qwen's continuation calls fire UserPromptSubmit with an empty prompt) is no prompt */
   prompt?: string;
-  /** the agent's id of the turn's prompt, where the payload has it and its OTLP export carries the same (Claude's `prompt_id`) */
+  /** the agent's id of the prompt (on the stop event: of the turn's prompt), where the payload has it and its OTLP export carries the same (Claude's and Qwen's `prompt_id`) */
   promptId?: string;
   /** the turn's final answer (Stop's `last_assistant_message`, Gemini's `prompt_response`) */
   response?: string;
@@ -45,7 +45,21 @@ export interface HookAgent {
   classifyTool(name: string, input: unknown, options?: ClassifyOptions): ToolOutcome;
   /** its payloads carry no call id: Beacon pairs a call's pre and post records itself */
   pairsCalls?: boolean;
+  /**
+   * the prompt's length as the agent's OTLP `prompt_length` counts it, for agents that export one:
+   * the prompt's hook and OTLP records are one prompt only if the two agree (store/log/prompt-join.ts)
+   */
+  promptLength?(text: string): number;
 }
+
+/** JavaScript's `length` (UTF-16 code units): Claude Code's, Gemini CLI's and Qwen Code's `prompt_length`. */
+export const utf16Length = (text: string): number => text.length;
+/** Unicode scalar values: Codex's `prompt_length` (Rust's `chars().count()`). */
+export const codePointLength = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
 
 /** The payload as a JSON object; the errors never quote it (a prompt does not belong in the agent's log). */
 export function payloadObject(text: string): Record<string, unknown> {
@@ -72,7 +86,9 @@ export function hookFactEvents(agent: HookAgent, f: HookFacts, ctx: HookEventCon
     case 'prompt': {
       if (f.prompt === '') return { events: [] };
       const ev = simple(agent, f, ctx, 'prompt.submitted', 'prompt', 'Prompt submitted to agent');
-      if (f.prompt !== undefined) ev.record.prompt = { text: f.prompt };
+      // the length counted here, before redaction and limits change the text, as the agent counts it
+      const length = f.prompt !== undefined && agent.promptLength ? agent.promptLength(f.prompt) : undefined;
+      if (f.prompt !== undefined || f.promptId) ev.record.prompt = { ...(f.prompt !== undefined ? { text: f.prompt } : {}), ...(f.promptId ? { id: f.promptId } : {}), ...(length !== undefined ? { length } : {}) };
       return { events: [ev] };
     }
     case 'stop': {

@@ -15,7 +15,7 @@ export interface ClaudeShapeSpec {
   failureEvents?: ReadonlySet<string>;
   /** the prompt's field on the prompt event (default `prompt`) */
   promptField?: string;
-  /** the field of the turn's prompt id, where the agent's OTLP records carry the same id (Claude's `prompt_id`; default: none) */
+  /** the prompt id's field on the prompt and stop events (the turn's prompt), where the agent's OTLP records carry the same id (default: none) */
   promptIdField?: string;
   /** the final answer's field on the stop event (default `last_assistant_message`) */
   responseField?: string;
@@ -56,9 +56,9 @@ function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): Hoo
   const phase = spec.phases[event]!;
   const facts: HookFacts = { event, phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
   if (phase === 'prompt') facts.prompt = str(o, spec.promptField ?? 'prompt');
-  if (phase === 'stop') {
-    facts.response = str(o, spec.responseField ?? 'last_assistant_message');
-    // the turn its end belongs to: the hook's and the OTLP export's turn ends are one (store/log/turn-join.ts)
+  if (phase === 'stop') facts.response = str(o, spec.responseField ?? 'last_assistant_message');
+  // the prompt's id, and on the stop event its turn's: the hook's and the OTLP export's prompt (prompt-join.ts) and turn end (turn-join.ts) are one
+  if (phase === 'prompt' || phase === 'stop') {
     const promptId = spec.promptIdField ? str(o, spec.promptIdField) : undefined;
     if (promptId) facts.promptId = promptId;
   }

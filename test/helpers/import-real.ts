@@ -19,7 +19,7 @@ const PROMPT = 'Write the lab note, then list the missing directory.';
  * The disjoint buckets Beacon stores for the mock's answers (Anthropic's input excludes the cache;
  * OpenAI's and Gemini's include it; Gemini's output excludes the thoughts, which Beacon's output holds).
  */
-function truth(mock: MockModel, withoutSide = false): { input: number; output: number; cacheRead: number; cacheCreation: number } {
+export function truth(mock: MockModel, withoutSide = false): { input: number; output: number; cacheRead: number; cacheCreation: number } {
   const t = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
   for (const c of mock.modelCalls()) {
     if (withoutSide && c.step === 'side') continue;

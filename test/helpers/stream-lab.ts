@@ -38,11 +38,17 @@ export interface StreamLabRun {
   note: string;
   /** the mock's usage for this run's model calls, in Beacon's buckets by the agent's wire */
   truth: Buckets;
+  /** the same as the agent's wire reports it, before what its stream drops (Qwen's reasoning): what its OTLP export carries */
+  wireTruth: Buckets;
   modelCalls: number;
 }
 
-/** What the mock reported, in Beacon's disjoint buckets: Anthropic input excludes the cache; Gemini output excludes thoughts. */
-export function mockTruth(mock: MockModel, name: AgentName): Buckets {
+/**
+ * What the mock reported, in Beacon's disjoint buckets: Anthropic input excludes the cache; Gemini
+ * output excludes thoughts. `wire`: as the agent's wire (and OTLP export) has it, keeping the
+ * reasoning count Qwen's stream drops.
+ */
+export function mockTruth(mock: MockModel, name: AgentName, o: { wire?: true } = {}): Buckets {
   const wire = AGENTS[name].wire;
   const t: Buckets = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, reasoning_output_tokens: 0 };
   for (const c of mock.modelCalls()) {
@@ -52,7 +58,7 @@ export function mockTruth(mock: MockModel, name: AgentName): Buckets {
     if (wire === 'anthropic') t.cache_creation_input_tokens += u.cacheCreation;
     t.output_tokens += u.output + (wire === 'gemini' ? u.reasoning : 0);
     // Claude's wire has no reasoning count; Qwen's stream drops the one its wire has, Pi reports none
-    if (wire !== 'anthropic' && name !== 'qwen' && name !== 'pi') t.reasoning_output_tokens += u.reasoning;
+    if (wire !== 'anthropic' && (o.wire || name !== 'qwen') && name !== 'pi') t.reasoning_output_tokens += u.reasoning;
   }
   return t;
 }
@@ -93,7 +99,7 @@ export async function streamLabRun(name: AgentName, o: { log?: string; otlpBaseU
     const tee = o.wrapper ? { status: run.code, stdout: run.stdout, stderr: run.stderr } : pipeThroughBeacon(platform, run.stdout, ['--tee', '--log', log]);
     const harness = jsonl(pipeThroughBeacon(platform, run.stdout, ['--no-log']).stdout);
     const records = jsonl(runBeacon(['events', '--log', log, '--json']).stdout);
-    return { run, tee, harness, log, records, command, note, truth: mockTruth(mock, name), modelCalls: mock.modelCalls().length };
+    return { run, tee, harness, log, records, command, note, truth: mockTruth(mock, name), wireTruth: mockTruth(mock, name, { wire: true }), modelCalls: mock.modelCalls().length };
   } finally {
     await mock.close();
   }

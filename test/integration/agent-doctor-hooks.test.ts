@@ -239,7 +239,7 @@ describe('the launcher: only Beacon\'s own, and only when sound (issue 29 item 1
 
 describe('the newest hook event, and --send-test through Beacon\'s own hook command', () => {
   for (const spec of hookAgents) {
-    it(`${spec.id}: none → warn with a reason; --send-test runs its ${preTool[spec.id]} and finds it recorded${spec.hooks!.plugin ? '' : '; a hook the agent runs → the event and its age'}`, () => {
+    it(`${spec.id}: none → warn with a reason; --send-test runs its ${preTool[spec.id]} and finds it recorded${spec.hooks!.plugin ? '' : '; a hook the agent runs → the event and its age; the hooks installed again after it → warn, none since the setup'}`, () => {
       const h = homeWithLauncher();
       writeHooks(h, spec);
       const none = find(doctor(h, [spec.id]), `${spec.id}-hook-events`);
@@ -262,6 +262,12 @@ describe('the newest hook event, and --send-test through Beacon\'s own hook comm
       const found = find(doctor(h, [spec.id]), `${spec.id}-hook-events`);
       assert.equal(found.status, 'ok', found.message);
       assert.match(found.message, new RegExp(`last ${spec.id} hook event \\d{4}-\\d\\d-\\d\\dT[^ ]+, [\\d.]+ (ms|s) ago \\(1 hook events in all\\)`));
+
+      // installed again after that session (issue 33): the log's hook event predates the setup, so none has arrived since
+      writeHooks(h, spec);
+      const stale = find(doctor(h, [spec.id]), `${spec.id}-hook-events`);
+      assert.equal(stale.status, 'warn', stale.message);
+      assert.match(stale.message, new RegExp(`^no ${spec.id} hook event since the setup: the last one arrived \\d{4}-[^;]+; .*no session since \\d{4}-`));
     });
   }
 });

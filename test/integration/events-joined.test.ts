@@ -178,7 +178,7 @@ describe('a call id names a call within its session, harness and pairing', () =>
     // the dashboard's attention list counts them as the rows do
     const log = EventLog.open(path);
     try {
-      assert.equal(needsAttention(log.db).counts['tool.failed'], 6);
+      assert.deepEqual(needsAttention(log.db).counts, { 'command.failed': 6 }, 'failed shell calls are failed commands (issue 33)');
     } finally {
       log.close();
     }
@@ -211,7 +211,7 @@ describe('a call id names a call within its session, harness and pairing', () =>
     try {
       const calls = sessionTimeline(log.db, session).items.filter((it) => it.kind === 'tool_call');
       assert.equal(calls.length, 10);
-      assert.equal(needsAttention(log.db).counts['tool.failed'], 2, 'two failed calls, both call_2');
+      assert.deepEqual(needsAttention(log.db).counts, { 'command.failed': 2 }, 'two failed calls, both call_2, both shell calls');
       // a page boundary inside the calls: each call on one page, none repeated on the next
       const first = sessionTimeline(log.db, session, { limit: 4 });
       const second = sessionTimeline(log.db, session, { limit: 4, after: first.next });

@@ -63,10 +63,10 @@ describe('the Overview counts calls (issue 24 item 5)', () => {
   after(() => dash.close());
 
   // Fails on main: tool.failed 2, with two rows for the one failed call.
-  it('one failed call seen by the hook and by OTLP is tool.failed 1, one row', async () => {
+  it('one failed call seen by the hook and by OTLP is one failed command, one row', async () => {
     const html = await dash.get('/');
-    assert.match(html, />tool\.failed 1</);
-    assert.match(html, />approval\.denied 1</);
+    assert.match(html, /data-kind="command.failed"[^>]*>1 command failed</);
+    assert.match(html, /data-kind="approval.denied"[^>]*>1 denied</);
     const attention = /<table id="attention">([\s\S]*?)<\/table>/.exec(html)![1]!;
     assert.equal(attention.match(/<tr>/g)!.length - 1, 2, 'a header and one row per call');
     // issue 33: the row names its agent, and the advice fits (a failed command is not a configuration problem)
@@ -74,6 +74,41 @@ describe('the Overview counts calls (issue 24 item 5)', () => {
     assert.match(attention, /<td>goose<\/td>/);
     assert.doesNotMatch(html, /check goose's configuration/);
     assert.match(html, /a command that exited non-zero/);
+  });
+});
+
+describe('Needs attention: a failed shell call is a failed command, as on the Sessions page and the timeline (issue 33)', () => {
+  let dash: Awaited<ReturnType<typeof dashboardOver>>;
+  before(async () => {
+    dash = await dashboardOver([
+      // the post-tool hook's failure of a shell call: stored as tool.failed with its command
+      row(1, { action: 'tool.failed', toolCallId: 'sh1', rec: { command: { command: 'npm test' }, tool: { name: 'Bash' } } }),
+      // a shell call the hook classified (command.executed, no exit code), whose failure only its span reported
+      row(2, { action: 'command.executed', toolCallId: 'sh2', rec: { command: { command: 'make' }, tool: { name: 'shell' } } }),
+      row(3, { action: 'tool.failed', method: 'otlp', toolCallId: 'sh2', rec: { gen_ai: { tool: { name: 'shell' } } } }),
+      // a command that exited 2
+      row(4, { action: 'command.executed', toolCallId: 'sh3', rec: { command: { command: 'ls /nope', exit_code: 2 } } }),
+      // a failed edit: a tool call, no command
+      row(5, { action: 'tool.failed', method: 'otlp', toolCallId: 'ed1', rec: { gen_ai: { tool: { name: 'text_editor' } } } }),
+      // call id ed2 reused in the session: a shell call first (succeeded), then a failed edit under the same id
+      row(6, { action: 'command.executed', toolCallId: 'ed2', rec: { command: { command: 'true', exit_code: 0 } } }),
+      row(7, { action: 'tool.invoked', toolCallId: 'ed2', rec: { tool: { name: 'Edit' } } }),
+      row(8, { action: 'tool.failed', toolCallId: 'ed2', rec: { tool: { name: 'Edit' } } }),
+    ]);
+  });
+  after(() => dash.close());
+
+  it('three failed commands and two failed tool calls, each row named so, with advice that fits a failed command', async () => {
+    const html = await dash.get('/');
+    assert.match(html, /data-kind="command.failed"[^>]*>3 commands failed</);
+    assert.match(html, /data-kind="tool.failed"[^>]*>2 tool calls failed</);
+    const attention = /<table id="attention">([\s\S]*?)<\/table>/.exec(html)![1]!;
+    // the "what" column (the summary cell after it has its own exit badge)
+    const badges = [...attention.matchAll(/<tr><td>[^<]*<\/td><td>[^<]*<\/td><td><span class="badge bad">([^<]*)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(badges.sort(), ['command failed', 'command failed', 'command failed', 'tool call failed', 'tool call failed']);
+    assert.match(html, /a command that exited non-zero or could not run \(the command&#39;s own outcome, which the agent saw: nothing to set up\)/);
+    assert.match(html, /a tool call that failed/);
+    assert.doesNotMatch(html, /configuration|a call a policy denied/, 'no advice for what is not listed');
   });
 });
 

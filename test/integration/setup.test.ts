@@ -157,11 +157,11 @@ describe('beacon doctor', () => {
     // goose itself: a stand-in on the PATH (doctor warns when there is none: issue 24 item 7)
     const bin = join(h.home, 'bin');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'goose'), '#!/bin/sh\necho goose 1.50.0\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'goose'), '#!/bin/sh\necho " 1.51.1"\n', { mode: 0o755 });
     const r = beacon(h, ['doctor', '--json'], { PATH: `${bin}:${process.env.PATH}` });
     await c.stop();
     assert.equal(r.status, 0, r.stdout);
-    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', goose: 'ok', 'goose-config': 'ok', environment: 'ok', 'content-capture': 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn', 'hook-failures': 'ok' });
+    assert.deepEqual(checks(r.stdout), { collector: 'ok', service: 'ok', goose: 'ok', 'goose-version': 'ok', 'goose-config': 'ok', environment: 'ok', 'content-capture': 'ok', plugin: 'ok', 'plugin-enabled': 'ok', 'plugin-command': 'ok', 'event-log': 'ok', collection: 'warn', 'hook-failures': 'ok' });
   });
 
   it("says what content capture off means, and warns when goose's log level hides its INFO security records", async (t) => {

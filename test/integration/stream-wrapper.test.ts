@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonl, runBeacon } from '../helpers/daemon';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
+import { SAME_INTERRUPTION_MS } from '../../src/stream/agent-process';
 
 const SESSION = '3f1e0c52-8d7a-4b7e-9a51-0c6f3f0e2b11';
 /** Claude's stream shape, a line that is no JSON, bytes that are no UTF-8, and a last line without its newline. */
@@ -22,18 +23,33 @@ const STREAM = Buffer.concat([
   Buffer.from(JSON.stringify({ type: 'result', subtype: 'success', session_id: SESSION, usage: { input_tokens: 10, output_tokens: 5 } })),
 ]);
 
-/** The fake agent: FAKE_ARGV gets its argv; it prints FAKE_STREAM's bytes, then exits FAKE_EXIT, or with FAKE_SIGNALS waits for a signal (noted in that file). */
+/**
+ * The fake agent: FAKE_ARGV gets its argv; it prints FAKE_STREAM's bytes, then exits FAKE_EXIT, or
+ * with FAKE_SIGNALS waits for a signal (noted in that file; FAKE_SHUTDOWN_MS: it takes that long to
+ * exit after a SIGINT). FAKE_HOLD: it first starts a `sleep` that inherits its stdout (a tool process
+ * holding the pipe after the agent is gone), its pid written to that file.
+ */
 function fakeAgent(dir: string): string {
   const path = join(dir, 'claude');
   writeFileSync(path, `#!${process.execPath}
 const fs = require('fs');
 fs.writeFileSync(process.env.FAKE_ARGV, JSON.stringify(process.argv.slice(2)));
+if (process.env.FAKE_HOLD) {
+  const holder = require('child_process').spawn('sleep', ['30'], { stdio: ['ignore', 'inherit', 'ignore'] });
+  holder.unref();
+  fs.writeFileSync(process.env.FAKE_HOLD, String(holder.pid));
+}
 process.stdout.write(fs.readFileSync(process.env.FAKE_STREAM));
 const noted = process.env.FAKE_SIGNALS;
 if (noted) {
-  // SIGTERM: noted, then the default death by it; SIGINT: noted, then exit 5 (an agent's own choice)
+  // SIGTERM: noted, then the default death by it; SIGINT: noted (each one), then exit 5 (an agent's own choice)
   process.on('SIGTERM', () => { fs.appendFileSync(noted, 'SIGTERM\\n'); process.removeAllListeners('SIGTERM'); process.kill(process.pid, 'SIGTERM'); });
-  process.on('SIGINT', () => { fs.appendFileSync(noted, 'SIGINT\\n'); process.exit(5); });
+  let shuttingDown = false;
+  process.on('SIGINT', () => {
+    fs.appendFileSync(noted, 'SIGINT\\n');
+    if (!shuttingDown) setTimeout(() => process.exit(5), Number(process.env.FAKE_SHUTDOWN_MS ?? 0));
+    shuttingDown = true;
+  });
   fs.appendFileSync(noted, 'ready\\n');
   setInterval(() => {}, 1000);
 } else process.exitCode = Number(process.env.FAKE_EXIT ?? 0);
@@ -103,25 +119,96 @@ describe('beacon stream <agent> -- <agent command…>', () => {
 
   for (const [signal, status, agentSays] of [['SIGTERM', 128 + 15, 'SIGTERM'], ['SIGINT', 5, 'SIGINT']] as const) {
     it(`${signal} sent to Beacon alone reaches the agent; Beacon reads its stream to the end and exits as it did (${status})`, async () => {
-      const s = setup();
-      const noted = join(s.dir, 'signals');
-      const log = s.log;
-      const child = spawn(process.execPath, [BEACON_BIN, 'stream', 'claude-code', '--log', log, '--', s.agent, '-p', 'x'], { env: { ...s.env, FAKE_SIGNALS: noted }, stdio: ['ignore', 'pipe', 'pipe'] });
-      const out: Buffer[] = [];
-      child.stdout.on('data', (d: Buffer) => out.push(d));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const w = await startWrapped({});
       try {
-        await waitFor(() => existsSync(noted) && Buffer.concat(out).length >= STREAM.length, 'the agent and its stream');
         // only Beacon's pid: were the agent in its own group, nothing but Beacon could tell it
-        child.kill(signal);
-        assert.equal(await exited, status);
+        w.child.kill(signal);
+        assert.equal((await w.exited).code, status);
       } finally {
-        if (child.exitCode === null) child.kill('SIGKILL');
+        w.end();
       }
-      assert.deepEqual(readFileSync(noted, 'utf8').split('\n').filter(Boolean), ['ready', agentSays]);
-      assert.ok(Buffer.concat(out).equals(STREAM));
-      const evs = jsonl(runBeacon(['events', '--log', log, '--json', '--session', SESSION]).stdout);
-      assert.ok(evs.some((e) => e.event.action === 'agent.message'), 'what the agent streamed before the signal is recorded');
+      assert.deepEqual(w.signalsSeen(), ['ready', agentSays]);
+      assert.ok(w.stdout().equals(STREAM));
+      assert.ok(w.recorded().some((e) => e.event.action === 'agent.message'), 'what the agent streamed before the signal is recorded');
     });
   }
+
+  it('a second SIGINT while the agent is still shutting down stops it now: SIGKILL, not a second SIGINT; what it streamed recorded; exit 137, without waiting for a process that holds its stdout', async () => {
+    // the agent takes 20 s to exit after a SIGINT, and a `sleep 30` it started holds its stdout
+    const w = await startWrapped({ FAKE_SHUTDOWN_MS: '20000', hold: true });
+    let stoppedIn = Infinity;
+    try {
+      w.child.kill('SIGINT');
+      await waitFor(() => w.signalsSeen().includes('SIGINT'), 'the agent to get the first SIGINT');
+      await new Promise((r) => setTimeout(r, SAME_INTERRUPTION_MS + 100));
+      const again = Date.now();
+      w.child.kill('SIGINT');
+      const exit = await w.exited;
+      stoppedIn = Date.now() - again;
+      assert.deepEqual(exit, { code: 128 + 9, signal: null }, 'the agent\'s status: killed by SIGKILL');
+    } finally {
+      w.end();
+    }
+    assert.ok(stoppedIn < 5000, `stopped ${stoppedIn} ms after the second SIGINT`);
+    assert.deepEqual(w.signalsSeen(), ['ready', 'SIGINT'], 'the second one was no SIGINT for the agent');
+    assert.match(w.stderr(), /SIGINT passed on to the agent; send it again to stop the agent now/);
+    assert.match(w.stderr(), /SIGINT again: stopping the agent now \(SIGKILL\)/);
+    assert.ok(w.stdout().equals(STREAM), 'what the agent wrote, passed through');
+    assert.ok(w.recorded().some((e) => e.event.action === 'agent.message'), 'and recorded');
+  });
+
+  it('the same Ctrl-C arriving twice within moments (from the terminal and from a parent that forwards it, as npm run does) is passed on once and is no stop-now', async () => {
+    const w = await startWrapped({ FAKE_SHUTDOWN_MS: '1500' });
+    try {
+      w.child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 60));
+      w.child.kill('SIGINT');
+      assert.deepEqual(await w.exited, { code: 5, signal: null }, 'the agent shut down as it chose, not killed');
+    } finally {
+      w.end();
+    }
+    assert.deepEqual(w.signalsSeen(), ['ready', 'SIGINT']);
+  });
+
+  it('a signal after the agent exited, while a process it started still holds its stdout, stops the reading: the agent\'s status, the stream recorded', async () => {
+    const w = await startWrapped({ hold: true, exitAt: 0 });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(w.child.exitCode, null, 'Beacon waits for the held pipe\'s end, as a pipe reader does');
+      w.child.kill('SIGINT');
+      assert.deepEqual(await w.exited, { code: 0, signal: null });
+    } finally {
+      w.end();
+    }
+    assert.ok(w.stdout().equals(STREAM));
+    assert.ok(w.recorded().some((e) => e.event.action === 'agent.message'));
+  });
 });
+
+/**
+ * `beacon stream claude-code -- <the fake agent>` running, its stream read: signal-mode (the agent
+ * waits for a signal) unless `exitAt` (it exits with that code); `hold`: a `sleep` it started holds its stdout.
+ */
+async function startWrapped(o: { FAKE_SHUTDOWN_MS?: string; hold?: true; exitAt?: number }) {
+  const s = setup();
+  const noted = join(s.dir, 'signals');
+  const hold = join(s.dir, 'hold.pid');
+  const env: NodeJS.ProcessEnv = { ...s.env, ...(o.exitAt === undefined ? { FAKE_SIGNALS: noted } : { FAKE_EXIT: String(o.exitAt) }), ...(o.hold ? { FAKE_HOLD: hold } : {}), ...(o.FAKE_SHUTDOWN_MS ? { FAKE_SHUTDOWN_MS: o.FAKE_SHUTDOWN_MS } : {}) };
+  const child = spawn(process.execPath, [BEACON_BIN, 'stream', 'claude-code', '--log', s.log, '--', s.agent, '-p', 'x'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => out.push(d));
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const stdout = () => Buffer.concat(out);
+  await waitFor(() => (o.exitAt !== undefined || existsSync(noted)) && stdout().length >= STREAM.length && (!o.hold || existsSync(hold)), 'the agent and its stream');
+  return {
+    child, exited, stdout, stderr: () => err,
+    signalsSeen: () => readFileSync(noted, 'utf8').split('\n').filter(Boolean),
+    recorded: () => jsonl(runBeacon(['events', '--log', s.log, '--json', '--session', SESSION]).stdout),
+    end: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (existsSync(hold)) try { process.kill(Number(readFileSync(hold, 'utf8')), 'SIGKILL'); } catch { /* gone */ }
+    },
+  };
+}

@@ -3,7 +3,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { agentChecks, agentSummary } from '../../src/setup/agent-doctor';
-import { hookEventChecks, type AgentEventStats } from '../../src/setup/agent-hook-events';
+import { hookEventChecks, hooksSince, type AgentEventStats } from '../../src/setup/agent-hook-events';
 import { AGENT_SPECS } from '../../src/setup/agents/registry';
 import type { AgentSpec } from '../../src/setup/agents/spec';
 import type { Check } from '../../src/setup/doctor';
@@ -37,7 +37,8 @@ function checksIn(spec: AgentSpec, stats: AgentEventStats): Check[] {
   const env = { HOME: home, PATH: '/nonexistent' };
   const target = { protocol: 'http' as const, base: 'http://127.0.0.1:4318', port: 4318 };
   const checks = agentChecks(spec, { env, cwd: home, target, log: join(home, 'events.db') }, { values: () => undefined, files: [file], errors: [] }, stats);
-  if (spec.hooks) checks.push(...hookEventChecks(spec, stats, now, ['its hooks are not installed']));
+  const hooksReason = `no session since ${new Date(setupS * 1000).toISOString()}, when ${file} last changed`;
+  if (spec.hooks) checks.push(...hookEventChecks(spec, stats, now, [hooksReason], hooksSince(setupS * 1000, now)));
   // the checks' own words: the temporary home's random name (`wording-XrPiRd`) could spell an agent's ("Pi")
   const mine = (t: string) => t.split(home).join('~');
   return checks.map((c) => ({ ...c, message: mine(c.message), ...(c.fix !== undefined ? { fix: mine(c.fix) } : {}) }));
@@ -92,6 +93,15 @@ describe("every agent's doctor checks, in each state of the log", () => {
       assert.equal(events.status, 'warn', `${spec.id}: ${events.message}`);
       assert.match(events.message, /^no .* event since the setup \(.* last changed .*\): the last one arrived /);
       assert.equal(checksIn(spec, STATES['both paths record']!).find((c) => c.id === `${spec.id}-events`)!.status, 'ok');
+    }
+  });
+
+  it("hook events arrive: last month's hook events and none since the hooks' setup is a warning, not ok", () => {
+    for (const spec of others.filter((a) => a.hooks)) {
+      const hookEvents = checksIn(spec, STATES["last month's events, none since the setup"]!).find((c) => c.id === `${spec.id}-hook-events`)!;
+      assert.equal(hookEvents.status, 'warn', `${spec.id}: ${hookEvents.message}`);
+      assert.match(hookEvents.message, new RegExp(`^no ${spec.id} hook event since the setup: the last one arrived \\d{4}-.*; no session since `));
+      assert.equal(checksIn(spec, STATES['hooks only']!).find((c) => c.id === `${spec.id}-hook-events`)!.status, 'ok');
     }
   });
 

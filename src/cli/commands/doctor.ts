@@ -14,8 +14,9 @@ export const spec = {
   usage: `[${AGENT_IDS.join('|')}] [--json] [--send-test] [--log PATH] [--config FILE] [--port N]`,
   description: `Checks, one by one, that telemetry will arrive from the agents found on this machine (on
 PATH, their config directory, goose's app or Beacon's plugin for it), and only those: the collector
-(and that it writes the log you read), the service and the event log; goose in full (its config.yaml
-and environment, the hooks plugin, by running its launcher), each other agent on one line. None
+(and that it writes the log you read), the service and the event log; goose in full (its version
+beside 1.51, its config.yaml and environment, the hooks plugin, by running its launcher), each other
+agent on one line. None
 found: it says so. Named an agent, checks that agent: set up or not, its settings pointing at this
 collector's port and protocol, its version beside the one Beacon's agents lab tested, the traps its
 version has, content capture on or off, and the events that arrived since its setup; then its hooks: Beacon's entry on every event (each scope), Codex's

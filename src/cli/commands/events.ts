@@ -1,20 +1,22 @@
 import { existsSync } from 'node:fs';
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { FOLLOW_WIDTHS, JOINED_HEADER, JOINED_SHRINKABLE, TABLE_HEADER, fitWidths, formatRow, formatTable, joinedRow, summaryRow, terminalWidth } from '../format';
+import { DIFF_LINES, diffLines } from '../diff-lines';
 import { inspectLog, logProblem, openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
 import { compactCells, shortId, shortTime } from '../table';
 
 /** The compact layout's TOKENS: `600/98/12700/0` (in/out/cache r/w, `-` for none) as its total, `13,398`. */
-const tokenTotal = (cell: string) => (cell === '' ? cell : cell.split('/').reduce((a, t) => a + (Number(t) || 0), 0).toLocaleString('en-US'));
+const tokenTotal = (cell: string) => (cell === '' ? cell : groupDigits(cell.split('/').reduce((a, t) => a + (Number(t) || 0), 0)));
 import { startPager } from '../pager';
 import type { EventLog, ListFilter } from '../../store/log/event-log';
 import { listJoined } from '../../store/queries/joined-events';
 import { exportLine } from '../../store/maintenance/jsonl-export';
+import { groupDigits } from '../../model/digits';
 
 /**
  * The table's default window, as journalctl and git log keep a listing readable: the newest lines,
@@ -25,12 +27,13 @@ const DEFAULT_LINES = 1000;
 export const spec = {
   name: 'beacon events',
   summary: 'list stored events (--follow: as they are committed)',
-  usage: '[--log PATH] [--session ID] [--harness H] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc] [--no-pager]',
+  usage: '[--log PATH] [--session ID] [--diff | --no-diff] [--harness H] [--action A] [--method M] [--tool-call ID] [--model M] [--since T] [--until T] [--limit N] [--raw] [--json] [--follow] [--utc] [--no-pager]',
   description: `Lists stored events in time order: one line per model call, prompt or other event, and one
 line per tool call — its observations by the pre-tool and post-tool hooks, the OTLP execute_tool
 span, the stream adapter and the policy joined by tool call id, at its first observation. SEEN BY
 names the paths that saw it (pre-tool+post-tool+otlp), RESULT its outcome (ok, failed, denied,
-unfinished: the pre-tool hook saw it and no path reported a result). The filters choose the events
+unfinished: the pre-tool hook saw it and no path reported a result); under a write's line, the
+diff a path recorded (with --session or --diff; --no-diff: none). The filters choose the events
 and the calls (a call is listed when any of its observations matches, with all of them), and
 --limit N keeps the newest N lines (without --since, --until or --limit: the newest ${DEFAULT_LINES};
 --limit 0: all). --raw lists every stored record on its own line instead. On a terminal the
@@ -54,6 +57,8 @@ observations arrive later); Ctrl-C stops.`,
     since: { type: 'string', arg: 'T', help: 'events at or after T' },
     until: { type: 'string', arg: 'T', help: 'events before T' },
     limit: { type: 'string', arg: 'N', help: `the newest N lines (with --raw or --json: records); 0: all (default ${DEFAULT_LINES} for the table without --since/--until)` },
+    diff: { type: 'boolean', help: `each write's recorded diff under its line (its first ${DIFF_LINES} lines); the default with --session` },
+    'no-diff': { type: 'boolean', help: 'no diffs under the lines, with --session too' },
     'no-pager': { type: 'boolean', help: 'print straight to the terminal, without a pager' },
     raw: { type: 'boolean', help: 'every stored record on its own line: a tool call once per path that saw it' },
     json: { type: 'boolean', help: 'the matching Beacon records as JSONL, commit sequence first (always raw)' },
@@ -63,6 +68,7 @@ observations arrive later); Ctrl-C stops.`,
   examples: [
     'beacon events --since 2h',
     'beacon events --session 20261130_1 --method hook',
+    'beacon events --session 20261130_1 --no-diff',
     'beacon events --raw --tool-call toolu_01AbC',
     'beacon events --action model.invoked --model gpt-4o --since 2026-11-30 --until 2026-12-01',
     'beacon events --follow',
@@ -121,15 +127,18 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
     } else {
       const items = listJoined(log, filter, limit);
       lines = items.length;
-      if (items.length) table = formatTable(compactCells([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, { 0: shortTime, 5: shortId, 7: tokenTotal }), width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH });
+      // A session is read as a review of what the agent did, as `git log -p` reads a change: diffs shown.
+      const diffs = values['no-diff'] !== true && (values.diff === true || values.session !== undefined);
+      const under = diffs ? items.map((it) => diffLines(it)) : undefined;
+      if (items.length) table = formatTable(compactCells([JOINED_HEADER, ...items.map((it) => joinedRow(it, utc))], width, { 0: shortTime, 5: shortId, 7: tokenTotal }), width, JOINED_SHRINKABLE, { column: 6, minWidth: WHAT_MIN_WIDTH }, under);
     }
-    if (table === undefined) out('no events match');
+    if (table === undefined) out(`no events match${values.harness === undefined ? '' : unknownHarnessHint(values.harness)}`);
     else for (const line of table.split('\n')) await writeLine(line);
   } finally {
     await pager?.done();
     log.close();
   }
-  if (windowed && lines === DEFAULT_LINES) err(`beacon events: the newest ${DEFAULT_LINES.toLocaleString('en-US')} lines; older ones with --since T or --limit N (--limit 0: all)\n`);
+  if (windowed && lines === DEFAULT_LINES) err(`beacon events: the newest ${groupDigits(DEFAULT_LINES)} lines; older ones with --since T or --limit N (--limit 0: all)\n`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { formatDisplayTime, formatDuration, formatTimestamp } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
 import { costDecimals, costRounder } from '../../pricing/precision';
@@ -12,6 +12,7 @@ import { chooseLayout, renderTable, shortId, shortTime, tableWidth, wrapAtSpaces
 import { openLogForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/queries/sessions';
+import { groupDigits } from '../../model/digits';
 
 export const spec = {
   name: 'beacon sessions',
@@ -91,7 +92,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
       return 0;
     }
     if (rows.length === 0) {
-      out('no sessions match');
+      out(`no sessions match${values.harness === undefined ? '' : unknownHarnessHint(values.harness)}`);
       return 0;
     }
     const columns = sessionColumns<(typeof rows)[number]>();
@@ -128,7 +129,7 @@ function sessionColumns<Row extends SessionLine>(): Column<Row>[] {
     { header: 'CALLS model/tool', show: 'wide', cell: (r) => `${r.model_calls}/${r.tool_calls}` },
     { header: 'FAILED cmd+tool/DENIED', show: 'wide', cell: (r) => `${r.failed_commands}+${r.failed_calls - r.failed_commands}/${r.denied_calls}` },
     { header: 'TOKENS in/out/cache r/w', show: 'wide', cell: (r) => `${r.tokens.input}/${r.tokens.output}/${r.tokens.cache_read}/${r.tokens.cache_write}` },
-    { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => tokens(r).toLocaleString('en-US') },
+    { header: 'TOKENS', show: 'compact', align: 'right', cell: (r) => groupDigits(tokens(r)) },
     { header: 'COST reported | est. list', show: 'wide', cell: (r) => `${usd(r.reported_cost_usd)} | ${usd(r.estimated_cost_usd)}${r.unpriced_models.length ? ' (some unpriced)' : ''}` },
     { header: 'COST', show: 'compact', align: 'right', cell: (r) => `${usd(r.estimated_cost_usd ?? r.reported_cost_usd)}${unpriced(r)}` },
   ];

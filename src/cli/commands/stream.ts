@@ -8,7 +8,7 @@ import type { StreamEvent } from '../../model/harness-event';
 import { LineSplitter, type Line } from '../../stream/lines';
 import type { StreamAdapter } from '../../sources/stream-adapter';
 import { STREAM_ADAPTERS, streamAdapter } from '../../sources/stream-registry';
-import { runAgentProcess } from '../../stream/agent-process';
+import { runAgentProcess, SAME_INTERRUPTION_MS } from '../../stream/agent-process';
 import { streamModeCommand, withStreamMode } from '../../stream/stream-mode';
 import { expectPositional, parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
@@ -29,7 +29,9 @@ pipeline unnoticed. The session is the one the stream names (goose's banner; non
 unless --session; a run's usage joins that session's OTLP and hook records, counted once.
 With -- AGENT COMMAND… Beacon runs the agent itself, adding the stream flags above that the
 command lacks, passes its stdout through byte for byte (as --tee), passes SIGINT, SIGTERM and
-SIGHUP on to it and exits with its status (128+n when signal n ended it).`,
+SIGHUP on to it and exits with its status (128+n when signal n ended it). A second signal (after
+${SAME_INTERRUPTION_MS} ms: sooner is the same one arriving twice) stops the agent now: SIGKILL, what it
+streamed recorded, exit 137.`,
   options: {
     format: { type: 'string', arg: 'F', help: 'harness (default): harness events; beacon: the Beacon records' },
     log: configOption('log'),
@@ -65,6 +67,7 @@ export async function run(argv: string[], io: StreamIO): Promise<number> {
     await readStream(input, adapter, io, recorder, { tee: values.tee === true || agent !== undefined, format, session: values.session });
   } finally {
     await recorder?.close();
+    agent?.release();
   }
   // the wrapper is the agent to its caller: the agent's status, whatever the recording did (said on stderr)
   if (agent) return agent.status;

@@ -1,6 +1,6 @@
 import { resolveEventLogPath } from '../../config/paths';
 import { BeaconError } from '../../model/errors';
-import { harnessOption } from '../../model/harness';
+import { harnessOption, unknownHarnessHint } from '../../model/harness';
 import { didYouMean } from '../../model/suggest';
 import { calendarLabel, formatDisplayTime, formatTimestamp, type Calendar } from '../../model/time';
 import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog';
@@ -18,6 +18,7 @@ import { queryModelDurations } from '../../store/queries/latency';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
 import { queryUsageBlocks } from '../../store/queries/usage-blocks';
 import { queryUsageByRepository, sessionFacts } from '../../store/queries/usage-origins';
+import { compareLabels } from '../../model/digits';
 
 /** The store's groupings, and two made from them: repository (each session's) and ccusage's 5-hour blocks. */
 type ReportGrouping = UsageGrouping | 'repository' | 'block';
@@ -48,7 +49,7 @@ in your local zone (--utc: UTC); T as in beacon events --help.`,
   examples: ['beacon token-usage', 'beacon token-usage --by day --since 7d', 'beacon token-usage --by day --breakdown', 'beacon token-usage --by session --top 10', 'beacon token-usage --by block --since 1d', 'beacon token-usage --by month --json'],
 } as const satisfies CommandSpec;
 
-export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 'out'>): Promise<number> {
+export async function run(argv: string[], { env, out, stderr: err }: Pick<CommandIO, 'env' | 'out' | 'stderr'>): Promise<number> {
   const parsed = parseCommand(spec, argv, out);
   if (!parsed) return 0;
   const { values } = parsed;
@@ -77,7 +78,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   if (by === 'model') addLatency(groups, read.latency);
   if (by === 'block') addBlocks(groups, read.blocks, nowNs, utc);
   let list = [...groups.values()];
-  list.sort(CALENDARS.has(by) || by === 'block' ? (a, b) => String(a.key).localeCompare(String(b.key)) : (a, b) => b.total_tokens - a.total_tokens || String(a.key).localeCompare(String(b.key)));
+  list.sort(CALENDARS.has(by) || by === 'block' ? (a, b) => compareLabels(String(a.key), String(b.key)) : (a, b) => b.total_tokens - a.total_tokens || compareLabels(String(a.key), String(b.key)));
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
   let others: UsageGroup | null = null;
   if (top > 0 && list.length > top) {
@@ -113,6 +114,8 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
     return 0;
   }
   const width = tableWidth(env);
+  const hint = totals.model_calls === 0 && values.harness !== undefined ? unknownHarnessHint(values.harness) : '';
+  if (hint !== '') err(`beacon token-usage: no model calls match${hint}\n`);
   out(usageTable(others ? [...report.groups, others] : report.groups, totals, by, width));
   out('');
   const extra = [

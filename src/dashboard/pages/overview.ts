@@ -12,6 +12,18 @@ export const overviewPage: Page = { name: 'overview', path: '/', nav: { label: '
 
 const DAY_NS = 86_400_000_000_000n;
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+/**
+ * Needs attention's kinds, worded as the Sessions page counts them (a failed shell call is a failed
+ * command there and on the timeline), each with what it means: a failed command is the command's
+ * own outcome (a failing test, a missing file), which the agent reads and answers — no setup problem.
+ */
+const ATTENTION_KINDS = [
+  { key: 'command.failed', events: 'command.executed', label: (n: number) => `${plural(n, 'command', 'commands')} failed`, advice: "a command that exited non-zero or could not run (the command's own outcome, which the agent saw: nothing to set up)" },
+  { key: 'tool.failed', events: 'tool.failed', label: (n: number) => `${plural(n, 'tool call', 'tool calls')} failed`, advice: "a tool call that failed (the tool's error is in the session)" },
+  { key: 'approval.denied', events: 'approval.denied', label: (n: number) => `${n} denied`, advice: 'a call a policy denied (its reason is in the session)' },
+] as const;
+
 function renderOverview(ctx: DashboardContext): PageContent {
   const health = ctx.health();
   const nowNs = BigInt(ctx.nowMs) * 1_000_000n;
@@ -62,13 +74,13 @@ ${forward.length ? html`<h2>Forwarding</h2><dl class="kv">${forward.map((f) => h
 ${periods.map(([label, g]) => html`<tr data-period="${label}"><td><a href="${href('/tokens', { since: label === 'today' ? '24h' : label === '7 days' ? '7d' : '30d' })}">${label}</a></td><td class="n">${fmtInt(g.calls)}</td><td class="n">${fmtTokens(g.input)}</td><td class="n">${fmtTokens(g.output)}</td><td class="n">${fmtTokens(g.cacheRead)}</td><td class="n">${fmtTokens(g.cacheWrite)}</td><td class="n">${fmtUsd(g.reportedCost)}</td><td class="n">${fmtUsd(g.estimatedCost)}${g.unpricedCalls ? html` <span class="warn">(${fmtInt(g.unpricedCalls)} unpriced: ${g.unpricedModels.join(', ')})</span>` : ''}</td></tr>`)}
 </tbody></table>
 <h2>Needs attention <span class="muted">(last 7 days)</span></h2>
-<p>${Object.keys(attention.counts).length ? Object.entries(attention.counts).map(([k, n]) => html`<a class="badge bad" href="${href('/events', { action: k === 'command.failed' ? 'command.executed' : k, since: '7d' })}">${k} ${n}</a>`) : html`<span class="ok">No denied or failed tool calls.</span>`}
-<span class="muted">${Object.keys(attention.counts).length ? 'What the agents reported: a command that exited non-zero, a tool that failed, a call a policy denied. Open the session to see the turn around it.' : ''} An agent whose events stop arriving is what <code>beacon doctor &lt;agent&gt;</code> checks.</span></p>
+<p>${ATTENTION_KINDS.filter((k) => attention.counts[k.key]).map((k) => html`<a class="badge bad" data-kind="${k.key}" href="${href('/events', { action: k.events, since: '7d' })}">${k.label(attention.counts[k.key]!)}</a> `)}${Object.keys(attention.counts).length ? '' : html`<span class="ok">No denied or failed tool calls.</span>`}
+<span class="muted">${Object.keys(attention.counts).length ? `What the agents reported: ${ATTENTION_KINDS.filter((k) => attention.counts[k.key]).map((k) => k.advice).join('; ')}. Open the session to see the turn around it.` : ''} An agent whose events stop arriving is what <code>beacon doctor &lt;agent&gt;</code> checks.</span></p>
 ${attention.items.length ? html`<table id="attention"><thead><tr><th>time (UTC)</th><th>agent</th><th>what</th><th>session</th><th></th></tr></thead><tbody>
 ${attention.items.map((a) => {
   let r: Record<string, any> = {};
   try { r = JSON.parse(a.record); } catch { /* shown as is */ }
-  return html`<tr><td>${fmtTime(a.tsNs)}</td><td>${a.harness}</td><td><span class="badge bad">${a.action === 'command.executed' ? 'command failed' : a.action}</span></td><td>${a.sessionId ? html`<a href="${href('/session', { id: a.sessionId })}"><code>${a.sessionId}</code></a>` : '—'}</td><td>${summarize(a.action, r)}</td></tr>`;
+  return html`<tr><td>${fmtTime(a.tsNs)}</td><td>${a.harness}</td><td><span class="badge bad">${a.command ? 'command failed' : a.action === 'approval.denied' ? 'denied' : 'tool call failed'}</span></td><td>${a.sessionId ? html`<a href="${href('/session', { id: a.sessionId })}"><code>${a.sessionId}</code></a>` : '—'}</td><td>${summarize(a.action, r)}</td></tr>`;
 })}</tbody></table>` : ''}`;
   return { title: 'Overview', body };
 }

@@ -19,10 +19,10 @@ import { totalTokens } from '../../model/usage';
 export const timelinePage: Page = { name: 'timeline', path: '/session', nav: { under: 'sessions' }, render: renderTimeline };
 
 const OBSERVERS: [Observer, string, string][] = [
-  ['pre-tool', 'pre-tool hook', 'goose ran the pre-tool hook before the call'],
+  ['pre-tool', 'pre-tool hook', "the agent ran Beacon's hook before the call"],
   ['post-tool', 'post-tool hook', 'the post-tool hook reported the result'],
-  ['otlp', 'OTLP span', 'an execute_tool span arrived over OTLP'],
-  ['stream', 'stream', 'goose stream-json reported the call'],
+  ['otlp', 'OTLP', "the agent's OpenTelemetry export reported the call (a span or a log record)"],
+  ['stream', 'stream', "the agent's headless JSON stream reported the call (beacon stream)"],
   ['poll', 'import', "beacon import read it from the agent's own session store"],
   ['policy', 'policy', 'the policy provider judged the call'],
 ];
@@ -167,7 +167,7 @@ ${path !== undefined ? html`<div>${op ?? 'file'} <code class="path">${path}</cod
 ${diff !== undefined ? renderDiff(diff) : ''}
 ${mcp ? html`<div>MCP server <code>${mcp.server ?? '?'}</code> tool <code>${mcp.tool ?? '?'}</code></div>` : ''}
 ${denial ? html`<p class="note bad">Denied by policy${denial.policy?.name ? html` hook <code>${denial.policy.name}</code>` : ''}${denial.policy?.id ? html` rule <code>${denial.policy.id}</code>` : ''}: ${denial.policy?.reason ?? denial.approval?.reason ?? ''}</p>` : ''}
-${c.unfinished && !c.denied ? html`<p class="note">Only the pre-tool hook saw this call: no result was recorded (denied by goose, still running, or never finished).</p>` : ''}
+${c.unfinished && !c.denied ? html`<p class="note">Only the pre-tool hook saw this call: no result was recorded (denied by the agent, still running, or never finished).</p>` : ''}
 <details><summary>${c.observations.length} observation${c.observations.length === 1 ? '' : 's'}${c.callId ? html` of call <code>${c.callId}</code>` : ''}</summary>
 ${c.observations.map((o) => html`<div class="muted">${o.observer} · ${o.event.action} · ${fmtTime(o.event.tsNs)}</div><pre>${JSON.stringify(o.record, null, 2)}</pre>`)}</details></li>`;
 }

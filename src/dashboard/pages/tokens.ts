@@ -75,7 +75,7 @@ ${agentSelect(harness)}
 </form>
 <div class="grid3">
 <div class="card"><div class="sub">tokens (${fmtInt(total.calls)} model call${total.calls === 1 ? '' : 's'})</div><div class="big" id="total-tokens">${fmtTokens(tok(total))}</div><div class="sub">${fmtTokens(total.input)} in · ${fmtTokens(total.output)} out · ${fmtTokens(total.cacheRead)} cache read · ${fmtTokens(total.cacheWrite)} cache write</div></div>
-<div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">the agent's own cost figure (Claude Code's <code>cost_usd</code>); goose reports none over OTLP</div></div>
+<div class="card"><div class="sub">reported by the runtime</div><div class="big">${fmtUsd(total.reportedCost)}</div><div class="sub">the agent's own cost figure (Claude Code's <code>cost_usd</code>; goose's in its stream); the other agents report none</div></div>
 <div class="card"><div class="sub">list-price estimate</div><div class="big" id="total-estimate">${fmtUsd(total.estimatedCost)}</div><div class="sub">from Beacon's price catalog ${ctx.catalog.source.content_as_of}; standard tier, cache writes at the 5-minute rate</div></div>
 </div>
 ${unpriced.length ? html`<p class="note" id="unpriced">Unpriced: ${fmtInt(total.unpricedCalls)} model calls of ${unpriced.map((m, i) => html`${i ? ', ' : ''}<code>${m}</code>`)} — not in the catalog (or ambiguous there), so not in the estimate. Add prices to your overrides file.</p>` : ''}

@@ -29,8 +29,9 @@ export const cline: AgentSpec = {
   settingsFile: () => undefined,
   keys: () => [],
   envLines: () => [],
-  contentExport: 'nothing to Beacon: Cline sends its OTLP only to Cline\'s own endpoint (its hooks record prompts and tool calls; beacon import cline reads its model calls)',
+  contentExport: 'nothing to Beacon: Cline sends its OTLP only to Cline\'s own endpoint (its hooks record tool calls; its session store, which the collector follows, its prompts and model calls)',
   contentState: () => 'no OTLP to Beacon: Cline has no local OTLP endpoint switch; hooks carry tool arguments, the session store the prompt and usage',
+  storeOnly: true,
   noOtlp: 'no OTLP to set up: Cline sends its telemetry only to Cline\'s own endpoint. Its prompts, model calls and tokens come from its session store, which the collector follows from its next start (restart a running one); beacon import cline reads it at once',
   traps: () => [
     { id: 'otlp', status: 'ok', message: 'Cline exports no OTLP to a local endpoint: model calls and their tokens come from `beacon import cline` (its session store) or `beacon stream cline`' },

@@ -47,6 +47,9 @@ export const goose: AgentSpec = {
       kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.name', 'beacon_doctor_test'), kv('gen_ai.tool.call.id', `${session}-otlp`), kv('session.id', session), kv('gen_ai.conversation.id', session),
     ], now, { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') }),
   }),
+  // goose is no npm package and the agents lab runs none: its wire was checked against goose's source
+  // up to 1.51.x (shared/docs/goose-wire-delta-2.md), so any 1.51 release is the tested one.
+  testedVersion: { version: '1.51', checkedAgainst: "the newest goose whose source code Beacon's goose support was checked against (the agents lab runs no goose)", update: 'goose update' },
   ownSetup: {
     install: (o) => (require('../goose-install') as typeof import('../goose-install')).installGooseAgent(o),
     uninstall: (o) => (require('../goose-install') as typeof import('../goose-install')).uninstallGooseAgent(o),

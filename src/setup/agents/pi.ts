@@ -23,6 +23,7 @@ export const pi: AgentSpec = {
   keys: () => [],
   envLines: () => [],
   contentExport: 'no OTLP export: its extension sees the prompt, every tool call with its arguments and every model call',
+  noOtlp: 'no OTLP to set up: Pi has no OpenTelemetry export. Its extension records the prompt, every tool call with its arguments and every model call with its tokens',
   contentState: () => 'no OTLP export; the extension forwards prompts and tool arguments (Beacon redacts secrets)',
   traps: () => [{ id: 'no-otlp', status: 'ok', message: 'Pi has no OTLP export: Beacon records it through its extension (and `beacon stream pi`, `beacon import pi`)' }],
   hooks: {

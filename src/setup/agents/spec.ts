@@ -105,8 +105,10 @@ export interface AgentSpec {
   /** the traps of the facts sheet that apply, judged for this setup */
   traps(ctx: AgentContext, target: Target, values: (path: string[]) => unknown): Finding[];
   testRecord(session: string, now: bigint, env: NodeJS.ProcessEnv): TestRecord;
-  /** an agent with no OTLP export Beacon can receive (Cline): why, and where its usage comes from; install says it instead of content capture */
+  /** an agent with no OTLP export Beacon can receive (Cline, Pi): why, and where its usage comes from; install says it instead of content capture */
   noOtlp?: string;
+  /** its model calls and prompts reach Beacon only through its own session store (Cline: its hooks carry neither), so the collector follows that store once it is installed */
+  storeOnly?: true;
   /** how the agent runs Beacon's hooks (hook-spec.ts): the half of the install that sees every call whatever the telemetry switches say */
   hooks?: HookSpec;
   /** spellings beyond `aliases` that mean it (goose's: model/harness.ts) */
@@ -118,16 +120,22 @@ export interface AgentSpec {
   /** the steps of an agent whose setup is not settings keys and hook entries (goose: its plugin directory and YAML config) */
   ownSetup?: OwnSetup;
   /**
-   * The npm package and version the agents lab (test/agents/package.json) runs Beacon's tests
-   * against: doctor shows the installed version beside it. Absent: the lab does not test the agent
-   * (goose: a Rust binary outside npm). A unit test keeps these equal to the lab's pins.
+   * The version Beacon's support of the agent was checked against: doctor shows the installed
+   * version beside it. For the npm CLIs, the agents lab's pin (test/agents/package.json, kept equal
+   * by a unit test); for goose (a Rust binary outside npm and the lab), the newest goose whose
+   * source the fact sheets were checked against.
    */
   testedVersion?: TestedVersion;
 }
 
 export interface TestedVersion {
-  package: string;
+  /** the npm package the agents lab pins; absent: an agent outside npm, whose `<binary> --version` doctor runs */
+  package?: string;
   version: string;
+  /** said beside the version when the lab does not run the agent: what the version was checked against */
+  checkedAgainst?: string;
+  /** how to update an agent outside npm */
+  update?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { HookAdapter } from '../hook-adapter';
 import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { utf16Length } from '../hook-facts';
 import { classifyClaudeTool } from './tools';
 
 /**
@@ -11,8 +12,8 @@ import { classifyClaudeTool } from './tools';
  */
 export const claudeCodeHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'claude-code', classifyTool: classifyClaudeTool },
-    // `prompt_id` (UserPromptSubmit to SessionEnd: the same through the turn) is its OTLP records' `prompt.id`
+    agent: { harness: 'claude-code', classifyTool: classifyClaudeTool, promptLength: utf16Length },
+    // `prompt_id` (UserPromptSubmit to SessionEnd: the same through the turn) is its OTLP records' `prompt.id` (user_prompt, assistant_response)
     promptIdField: 'prompt_id',
     phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),

@@ -39,7 +39,8 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
         ...(name === 'api_error' ? { error: numberLike(a, 'status_code') !== undefined ? `http_${numberLike(a, 'status_code')}` : 'api_error' } : {}),
       });
     case 'user_prompt':
-      return promptEvent(AGENT, o, stringAttr(a, 'prompt'));
+      // `prompt.id` is the hook payload's `prompt_id` (the same through the turn)
+      return promptEvent(AGENT, o, stringAttr(a, 'prompt'), { id: stringAttr(a, 'prompt.id'), length: numberLike(a, 'prompt_length') });
     case 'assistant_response':
       // `prompt.id` is the Stop hook's `prompt_id`: the turn this end belongs to
       return responseEvent(AGENT, o, stringAttr(a, 'response'), stringAttr(a, 'prompt.id'));

@@ -2,6 +2,7 @@ import { classifyToolUse, type ClassifyOptions, type ToolOutcome } from '../../t
 import type { FileChange, ToolUse } from '../../taxonomy/tool-use';
 import type { HookAdapter } from '../hook-adapter';
 import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str } from '../hook-shape-claude';
+import { codePointLength } from '../hook-facts';
 import { codexToolUse } from './tools';
 
 /**
@@ -50,7 +51,8 @@ const { PostToolUseFailure: _noFailureEvent, ...CODEX_PHASES } = CLAUDE_PHASES;
 
 export const codexHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'codex', classifyTool: classifyCodexHookTool },
+    // UserPromptSubmit's `turn_id` is on no OTLP log record: the prompt's length tells instead
+    agent: { harness: 'codex', classifyTool: classifyCodexHookTool, promptLength: codePointLength },
     phases: CODEX_PHASES,
     callId: (o) => str(o, 'tool_use_id'),
     tool: codexTool,

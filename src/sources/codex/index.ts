@@ -97,7 +97,8 @@ function logEvent(rec: LogRecord, conversations: Map<string, Conversation>): Nor
       });
     }
     case 'codex.user_prompt':
-      return promptEvent(AGENT, o, stringAttr(a, 'prompt'));
+      // no prompt or turn id on the record (its span's parent carries the turn id, and spans are dropped): its length, in Unicode scalar values (Rust's `chars().count()`)
+      return promptEvent(AGENT, o, stringAttr(a, 'prompt'), { length: numberLike(a, 'prompt_length') });
     case 'codex.tool_decision': {
       const decision = stringAttr(a, 'decision') ?? '';
       return approvalEvent(AGENT, o, { allowed: /^approved/.test(decision), by: stringAttr(a, 'source'), toolName: stringAttr(a, 'tool_name'), callId: stringAttr(a, 'call_id') });

@@ -1,6 +1,7 @@
 import { classifyGeminiStyleTool } from '../gemini-tools';
 import type { HookAdapter, HookDenial } from '../hook-adapter';
 import { claudeShapeAdapter, exitCodeIn, type Payload } from '../hook-shape-claude';
+import { utf16Length } from '../hook-facts';
 
 /** Gemini's shell result text ends with its own `Exit Code: N` line (`llmContent`); an `error` key is a failure too. */
 function outcome(o: Payload, tool: { name: string }): { failed?: boolean; exitCode?: number } {
@@ -19,7 +20,8 @@ function outcome(o: Payload, tool: { name: string }): { failed?: boolean; exitCo
  */
 export const geminiCliHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'gemini-cli', classifyTool: classifyGeminiStyleTool, pairsCalls: true },
+    // BeforeAgent carries no prompt id: the prompt's length tells its OTLP `user_prompt` record
+    agent: { harness: 'gemini-cli', classifyTool: classifyGeminiStyleTool, pairsCalls: true, promptLength: utf16Length },
     phases: {
       SessionStart: 'session-start',
       BeforeAgent: 'prompt',

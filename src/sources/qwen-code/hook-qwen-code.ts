@@ -1,6 +1,7 @@
 import { classifyGeminiStyleTool } from '../gemini-tools';
 import type { HookAdapter } from '../hook-adapter';
 import { CLAUDE_PHASES, claudeDeny, claudeShapeAdapter, exitCodeIn, str, type Payload } from '../hook-shape-claude';
+import { utf16Length } from '../hook-facts';
 
 /** The shell's `Exit Code: N` line, in the result text (0.15) or the failure's `error` (0.24). */
 function outcome(o: Payload, tool: { name: string }): { exitCode?: number } {
@@ -20,7 +21,9 @@ function outcome(o: Payload, tool: { name: string }): { exitCode?: number } {
  */
 export const qwenCodeHooks: HookAdapter = claudeShapeAdapter(
   {
-    agent: { harness: 'qwen-code', classifyTool: classifyGeminiStyleTool },
+    agent: { harness: 'qwen-code', classifyTool: classifyGeminiStyleTool, promptLength: utf16Length },
+    // 0.24's UserPromptSubmit `prompt_id` is its OTLP `user_prompt`'s (`<session>########<n>`)
+    promptIdField: 'prompt_id',
     phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),
     callId: (o) => str(o, 'tool_call_id') ?? str(o, 'tool_use_id'),

@@ -8,6 +8,7 @@ import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected
 import type { EventRow } from './row';
 import { StoredCounterparts } from './merge';
 import { StoredCallJoins } from './call-join';
+import { StoredPromptJoins } from './prompt-join';
 import { StoredTurnEnds } from './turn-join';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
@@ -70,6 +71,7 @@ export class EventLog {
   private readonly deleteChatParent: Database.Statement;
   private readonly counterparts: StoredCounterparts;
   private readonly calls: StoredCallJoins;
+  private readonly prompts: StoredPromptJoins;
   private readonly turnEnds: StoredTurnEnds;
   private readonly clock: () => bigint;
 
@@ -86,6 +88,7 @@ export class EventLog {
     this.counterparts = new StoredCounterparts(db);
     this.turnEnds = new StoredTurnEnds(db);
     this.calls = new StoredCallJoins(db);
+    this.prompts = new StoredPromptJoins(db);
   }
 
   static open(path: string, options: OpenOptions = {}): EventLog {
@@ -169,22 +172,15 @@ export class EventLog {
         held.push(true);
         continue;
       }
-      // A turn's end its hook and its OTLP export both report is one event (turn-join.ts).
-      if (StoredTurnEnds.applies(row) && this.turnEnds.absorb(row) === 'merged') {
+      // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts);
+      // a prompt its hook and its OTLP export both report is one row, the hook's (prompt-join.ts), and so is a turn's end (turn-join.ts).
+      const joined = row.joinCall ? this.calls.prepare(row) : row.action === 'prompt.submitted' ? this.prompts.prepare(row) : StoredTurnEnds.applies(row) ? (this.turnEnds.absorb(row) ?? row) : row;
+      if (joined === 'merged') {
         result.duplicates++;
         held.push(true);
         continue;
       }
-      // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts).
-      if (row.joinCall) {
-        const joined = this.calls.prepare(row);
-        if (joined === 'merged') {
-          result.duplicates++;
-          held.push(true);
-          continue;
-        }
-        row = joined;
-      }
+      row = joined;
       if (row.method !== 'poll') this.counterparts.noteOther(row.sessionId);
       const changes = runInsert(this.insert, row, receivedNs).changes;
       if (changes > 0) result.inserted++;

@@ -19,7 +19,9 @@ import type { EventRow } from './row';
  *
  * Both directions: an import merges into what OTLP or a hook stored; an OTLP model call or prompt
  * arriving after the import of its session merges into the imported record. Records of two other
- * paths (OTLP and a hook's prompt) are not matched with each other here: as before this change.
+ * paths (OTLP and a hook's prompt) are not matched with each other here: prompt-join.ts joins those.
+ * The paths absorbed are noted beside the ids (`event.merged_paths`), so a hook record that absorbed
+ * its OTLP record still takes its import.
  */
 export const MATCH_WINDOW_NS = 60_000_000_000n;
 
@@ -100,10 +102,11 @@ export class StoredCounterparts {
     // The nearest one not already merged with another record of this path; one merged with this very record is its own earlier merge.
     for (const c of candidates) {
       const record = parse(c.record);
-      const merged = (record.event as { merged_ids?: unknown } | undefined)?.merged_ids;
-      const ids = Array.isArray(merged) ? merged : [];
-      if (ids.includes(row.id)) return { kind: 'matched', seq: c.seq, record };
-      if (ids.length === 0) return { kind: 'matched', seq: c.seq, record };
+      const merged = mergedFrom(record);
+      if (merged.ids.includes(row.id)) return { kind: 'matched', seq: c.seq, record };
+      // a record merged before paths were noted absorbed an import or was one (this path or its counterpart's)
+      const taken = merged.paths.length > 0 ? merged.paths.includes(row.method) : merged.ids.length > 0;
+      if (!taken) return { kind: 'matched', seq: c.seq, record };
     }
     return undefined;
   }
@@ -134,12 +137,13 @@ export class StoredCounterparts {
   merge(row: EventRow, into: Counterpart): boolean {
     const incoming = parse(row.record);
     const stored = into.record;
-    let changed = fillMissing(stored, incoming, true);
+    let changed = fillMissing(stored, incoming, KEEP);
     if (into.kind === 'matched') {
-      const event = (stored.event ??= {}) as { merged_ids?: string[] };
+      const event = (stored.event ??= {}) as { merged_ids?: string[]; merged_paths?: string[] };
       const ids = Array.isArray(event.merged_ids) ? event.merged_ids : [];
       if (!ids.includes(row.id)) {
         event.merged_ids = [...ids, row.id];
+        event.merged_paths = [...(Array.isArray(event.merged_paths) ? event.merged_paths : []), row.method];
         changed = true;
       }
     }
@@ -157,11 +161,16 @@ export class StoredCounterparts {
   }
 }
 
-/** Copies into `into` what only `from` has, recursively into objects both have; arrays and values `into` has stay. */
-function fillMissing(into: Record<string, unknown>, from: Record<string, unknown>, top = false): boolean {
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Copies into `into` what only `from` has, recursively into objects both have; arrays and values
+ * `into` has stay, and so do the top-level fields `keep` names. Also the union of prompt-join.ts.
+ */
+export function fillMissing(into: Record<string, unknown>, from: Record<string, unknown>, keep: ReadonlySet<string> = NONE): boolean {
   let changed = false;
   for (const [k, v] of Object.entries(from)) {
-    if (top && KEEP.has(k)) continue;
+    if (keep.has(k)) continue;
     const have = into[k];
     if (have === undefined) {
       into[k] = v;
@@ -174,6 +183,15 @@ function fillMissing(into: Record<string, unknown>, from: Record<string, unknown
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The ids a stored record absorbed (`event.merged_ids`) and their paths (`event.merged_paths`, noted since issue 30's prompt join). */
+export function mergedFrom(record: Record<string, unknown>): { ids: string[]; paths: string[] } {
+  const event = record.event as { merged_ids?: unknown; merged_paths?: unknown } | undefined;
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return { ids: strings(event?.merged_ids), paths: strings(event?.merged_paths) };
+}
+
+export const parseRecord = parse;
 
 function parse(json: string): Record<string, unknown> {
   try {

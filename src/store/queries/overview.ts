@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { selectList, type Selected } from '../log/columns';
 import { COMMAND_FAILED_SQL } from '../log/schema';
 import { indexHint } from './indexes';
-import { callKey } from './tool-calls';
+import { ACTIVITY_COLUMNS, TOOL_ACTION_SQL, callKey, joinToolCalls, parseRecord, type StoredActivity } from './tool-calls';
 
 /** Small facts for the overview page and the pages' live updates, each a bounded read of the newest events. */
 
@@ -31,7 +31,10 @@ export function lastEventByMethod(db: Database.Database, window = RECENT_WINDOW)
 }
 
 const ATTENTION_FIELDS = ['seq', 'tsNs', 'method', 'action', 'sessionId', 'harness', 'toolCallId', 'record'] as const;
-export type AttentionItem = Selected<(typeof ATTENTION_FIELDS)[number]>;
+export type AttentionItem = Selected<(typeof ATTENTION_FIELDS)[number]> & {
+  /** a failed shell call: a command that failed (a non-zero exit, or the tool failing), as Sessions and the timeline count it */
+  command: boolean;
+};
 
 /**
  * Denied and failed tool calls (and commands that exited non-zero) among the newest `window` events,
@@ -63,10 +66,38 @@ export function needsAttention(db: Database.Database, opts: { sinceNs?: bigint; 
     shown.set(key, n);
     return true;
   });
+  markCommands(db, calls);
   const counts: Record<string, number> = {};
   for (const r of calls) {
-    const k = r.action === 'command.executed' ? 'command.failed' : r.action;
+    const k = r.command ? 'command.failed' : r.action;
     counts[k] = (counts[k] ?? 0) + 1;
   }
   return { items: calls.slice(0, opts.limit ?? 20), counts };
+}
+
+/**
+ * Which failed calls are failed commands, by the timeline's rule (joinToolCalls: a failed shell call
+ * is a failed command.executed): a command that exited non-zero; a tool.failed whose record holds
+ * the command; or a tool.failed of a call another path classified as a command (the hook's
+ * command.executed beside the span's tool.failed), read from the call's observations in its
+ * session and joined as the timeline joins them (a reused call id stays two calls).
+ */
+function markCommands(db: Database.Database, calls: AttentionItem[]): void {
+  const ask = new Map<string, AttentionItem[]>();
+  for (const r of calls) {
+    r.command = r.action === 'command.executed' || (r.action === 'tool.failed' && parseRecord(r.record).command !== undefined);
+    if (r.command || r.action !== 'tool.failed' || r.toolCallId === null || r.sessionId === null) continue;
+    ask.set(r.sessionId, [...(ask.get(r.sessionId) ?? []), r]);
+  }
+  if (ask.size === 0) return;
+  const observations = db.prepare(
+    `SELECT ${ACTIVITY_COLUMNS} FROM events ${indexHint(db, 'events_session')} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
+  ).safeIntegers(true);
+  for (const [session, rows] of ask) {
+    const actionOf = new Map<bigint, string | null>();
+    for (const it of joinToolCalls(observations.all(session, JSON.stringify([...new Set(rows.map((r) => r.toolCallId))])) as StoredActivity[])) {
+      if (it.kind === 'tool_call') for (const o of it.observations) actionOf.set(o.event.seq, it.action);
+    }
+    for (const r of rows) r.command = actionOf.get(r.seq) === 'command.executed';
+  }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Usage } from '../../model/record';
 import { queryStreamReports } from './usage';
+import { groupDigits } from '../../model/digits';
 
 /** goose's own total for a session beside the sum of the model calls Beacon recorded one by one. */
 export interface SessionReconciliation {
@@ -35,7 +36,7 @@ export function reconcileSession(report: { timestamp: string; usage: Usage } | u
 }
 
 export function reconciliationLine(r: SessionReconciliation): string {
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = groupDigits;
   return `session total: goose reported ${n(r.reported_total_tokens)} tokens (stream-json, ${r.reported_at}); its ${n(r.per_call_model_calls)} recorded model calls sum to ${n(r.per_call_total_tokens)}; difference ${n(r.unspanned_tokens)} — ${r.note}`;
 }
 

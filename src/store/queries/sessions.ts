@@ -155,12 +155,17 @@ export function sessionOrigin(db: Database.Database, sessionId: string): Session
   return originReader(db)(sessionId);
 }
 
-/** `sessionOrigin` for many sessions, its statements prepared once (a page of sessions, a repository filter over all of them). */
+/**
+ * `sessionOrigin` for many sessions, its statements prepared once (a page of sessions, a repository filter over all of them).
+ * A session none of whose records names a repository (goose's OTLP spans) is read to its end: `instr`
+ * passes over a record without the key instead of parsing it (records are JSON.stringify's, which
+ * never escapes a letter of a key, so the text `"repository"` is in every record that has one; issue 33).
+ */
 export function originReader(db: Database.Database): (sessionId: string) => SessionOrigin {
   const idx = indexHint(db, 'events_session');
   const first = db.prepare(
     `SELECT json_extract(record, '$.repository') AS repository, json_extract(record, '$.branch') AS branch, harness
-     FROM events ${idx} WHERE session_id = ? AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
+     FROM events ${idx} WHERE session_id = ? AND instr(record, '"repository"') > 0 AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
   );
   const anyHarness = db.prepare(`SELECT harness FROM events ${idx} WHERE session_id = ? LIMIT 1`).pluck();
   return (sessionId) => {
