@@ -116,5 +116,6 @@ function denialEvent(observed: NormalizedEvent, v: Extract<PolicyVerdict, { deci
   record.policy = { ...(v.ruleId ? { id: v.ruleId } : {}), decision: 'deny', enforcement: 'enforce', reason: v.reason };
   record.message = 'Tool call denied by policy provider';
   delete record.file?.diff;
-  return { record, timeUnixNano: observed.timeUnixNano };
+  // a call Beacon pairs (no call id from the agent) ends here: the store joins it to its OTLP record (store/log/call-join.ts)
+  return { record, timeUnixNano: observed.timeUnixNano, ...(observed.joinCall ? { joinCall: true } : {}) };
 }

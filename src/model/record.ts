@@ -55,7 +55,8 @@ export interface BeaconRecord {
   policy?: { id?: string; name?: string; decision?: string; enforcement?: string; reason?: string };
   /**
    * `id` and `length` are extensions: the agent's prompt id and its count of the prompt's characters,
-   * where a path carries them, so a prompt's hook and OTLP records are found to be one (store/log/prompt-join.ts)
+   * where a path carries them, so a prompt's hook and OTLP records are found to be one (store/log/prompt-join.ts);
+   * a turn's end carries its prompt's id too, so its hook and OTLP records are one (store/log/turn-join.ts)
    */
   prompt?: { text?: string; id?: string; length?: number };
   content?: ContentMarker;

@@ -178,11 +178,15 @@ export function promptEvent(agent: Agent, o: Observation, text: string | undefin
   return { record: r, timeUnixNano: o.time, mergeWithStored: true };
 }
 
-/** The agent's answer of a turn (where it exports it). */
-export function responseEvent(agent: Agent, o: Observation, text: string | undefined): NormalizedEvent {
+/**
+ * The agent's answer of a turn (where it exports it), with the turn's prompt id where the record
+ * has one: the hook's record of the same turn end is found by it (store/log/turn-join.ts).
+ */
+export function responseEvent(agent: Agent, o: Observation, text: string | undefined, promptId?: string): NormalizedEvent {
   const r = record(agent, o, 'tool.completed', 'tool', ownId(agent, o, 'response'), 'Agent response completed');
   const exported = exportedText(text);
   if (exported) r.response = { text: exported };
+  if (promptId) r.prompt = { id: promptId };
   markWithheld(r, text);
   return { record: r, timeUnixNano: o.time };
 }

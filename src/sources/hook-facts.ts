@@ -19,7 +19,7 @@ export interface HookFacts {
   cwd?: string;
   /** the user's prompt; '' (Qwen's continuation calls fire UserPromptSubmit with an empty prompt) is no prompt */
   prompt?: string;
-  /** the agent's id of the prompt, where the payload has it and its OTLP export carries the same (Claude's and Qwen's `prompt_id`) */
+  /** the agent's id of the prompt (on the stop event: of the turn's prompt), where the payload has it and its OTLP export carries the same (Claude's and Qwen's `prompt_id`) */
   promptId?: string;
   /** the turn's final answer (Stop's `last_assistant_message`, Gemini's `prompt_response`) */
   response?: string;
@@ -94,6 +94,7 @@ export function hookFactEvents(agent: HookAgent, f: HookFacts, ctx: HookEventCon
     case 'stop': {
       const ev = simple(agent, f, ctx, 'tool.completed', 'tool', 'Agent response completed');
       if (f.response) ev.record.response = { text: f.response };
+      if (f.promptId) ev.record.prompt = { id: f.promptId };
       return { events: [ev] };
     }
     case 'pre-tool': {

@@ -15,7 +15,7 @@ export interface ClaudeShapeSpec {
   failureEvents?: ReadonlySet<string>;
   /** the prompt's field on the prompt event (default `prompt`) */
   promptField?: string;
-  /** the prompt id's field on the prompt event, where the agent's OTLP prompt record carries the same id (default: none) */
+  /** the prompt id's field on the prompt and stop events (the turn's prompt), where the agent's OTLP records carry the same id (default: none) */
   promptIdField?: string;
   /** the final answer's field on the stop event (default `last_assistant_message`) */
   responseField?: string;
@@ -55,12 +55,13 @@ export function exitCodeIn(text: unknown, line: RegExp): number | undefined {
 function claudeShapeFacts(spec: ClaudeShapeSpec, event: string, o: Payload): HookFacts {
   const phase = spec.phases[event]!;
   const facts: HookFacts = { event, phase, sessionId: str(o, 'session_id'), cwd: str(o, 'cwd') };
-  if (phase === 'prompt') {
-    facts.prompt = str(o, spec.promptField ?? 'prompt');
+  if (phase === 'prompt') facts.prompt = str(o, spec.promptField ?? 'prompt');
+  if (phase === 'stop') facts.response = str(o, spec.responseField ?? 'last_assistant_message');
+  // the prompt's id, and on the stop event its turn's: the hook's and the OTLP export's prompt (prompt-join.ts) and turn end (turn-join.ts) are one
+  if (phase === 'prompt' || phase === 'stop') {
     const promptId = spec.promptIdField ? str(o, spec.promptIdField) : undefined;
     if (promptId) facts.promptId = promptId;
   }
-  if (phase === 'stop') facts.response = str(o, spec.responseField ?? 'last_assistant_message');
   if (phase === 'pre-tool' || phase === 'post-tool') {
     const raw = { name: str(o, 'tool_name') ?? '', input: o.tool_input };
     const tool = spec.tool ? spec.tool(raw.name, raw.input) : raw;

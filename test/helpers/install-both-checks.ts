@@ -34,6 +34,12 @@ export function assertInstallAlone(r: Run, platform: string): void {
   }
   const failed = r.records.filter((x) => x.command?.command === r.command && (x.event.action === 'tool.failed' || (x.command.exit_code ?? 0) !== 0));
   assert.ok(failed.length > 0, `the failing command with its line: ${JSON.stringify(r.records.map((x) => [x.harness.collection_method, x.event.action, x.command?.command]))}`);
+  // one turn, one end: Claude Code's Stop hook and its assistant_response record are one row (store/log/turn-join.ts)
+  const ends = r.records.filter((x) => x.event.action === 'tool.completed');
+  // (Pi's extension records no turn end)
+  assert.equal(ends.length, platform === 'pi' ? 0 : 1, `one turn end: ${JSON.stringify(ends.map((x) => [x.harness.collection_method, x.event.merged_paths]))}`);
+  if (TURN_END_BOTH_PATHS.has(platform)) assert.deepEqual([ends[0].harness.collection_method, ...(ends[0].event.merged_paths ?? [])].sort(), ['hook', 'otlp'], 'the hook and the OTLP turn ends joined');
+  assert.equal((r.printed.match(/Agent response completed/g) ?? []).length, ends.length, `beacon events --session shows the turn's end once:\n${r.printed}`);
   const rows = JSON.stringify(r.calls.map((c) => c.kind === 'tool_call' && [c.callId, c.seenBy]));
   const hooked = r.calls.filter((c) => c.kind === 'tool_call' && c.seenBy.includes('pre-tool') && c.seenBy.includes('post-tool'));
   assert.equal(hooked.length, 2, `each call's pre and post hooks one row: ${rows}`);
@@ -57,6 +63,33 @@ export function assertInstallAlone(r: Run, platform: string): void {
 
 /** The agents whose OTLP export has a prompt record with content capture off (without its text). */
 const PROMPT_IN_OTLP = new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code']);
+
+/** The agents whose hook and OTLP export both report a turn's end with content capture off (Copilot's invoke_agent answer needs capture on). */
+const TURN_END_BOTH_PATHS = new Set(['claude-code']);
+
+/**
+ * The lab's deny run (`installAloneRun(…, { deny: true })`): the command never ran, and the denied
+ * call is one row for every agent — `approval.denied`, RESULT denied — joined with the agent's own
+ * OTLP record of it where the agent sends one (`withOtlp`), under the agent's call id where any path has one.
+ */
+export function assertDeniedCall(r: Run, platform: string, o: { withOtlp: boolean; agentCallId: boolean }): void {
+  assert.equal(r.sideEffectRan, false, 'denied: the command did not run');
+  const denial = r.records.find((x) => x.event.action === 'approval.denied');
+  assert.equal(denial?.policy?.reason, 'no side effects here');
+  const rows = JSON.stringify(r.calls.map((c) => c.kind === 'tool_call' && [c.callId, c.seenBy, c.action]));
+  const denied = r.calls.filter((c) => c.kind === 'tool_call' && c.denied);
+  assert.equal(denied.length, 1, `one row for the denied call: ${rows}`);
+  const call = denied[0]!;
+  assert.ok(call.kind === 'tool_call');
+  assert.deepEqual([call.action, call.failed], ['approval.denied', false], `one taxonomy: ${rows}`);
+  assert.ok(call.seenBy.includes('pre-tool') && call.seenBy.includes('policy'), rows);
+  assert.equal(call.seenBy.includes('otlp'), o.withOtlp, `the agent's OTLP record of the call on the same row: ${rows}`);
+  assert.equal(r.calls.length, 2, `the write and the denied call, nothing apart: ${rows}`);
+  if (o.agentCallId) assert.ok(call.callId && !call.callId.startsWith('beacon:'), `the agent's call id: ${rows}`);
+  const line = r.printed.split('\n').filter((l) => l.includes('SIDE-EFFECT') || l.includes('denied'));
+  assert.equal(line.length, 1, `beacon events --session: the denied call on one line:\n${r.printed}`);
+  assert.match(line[0]!, /approval\.denied +denied/, platform);
+}
 
 /** The agents whose hooks send no tool call id (agent-hooks-facts.md). */
 export const NO_HOOK_CALL_ID = new Set(['gemini-cli', 'copilot-cli']);

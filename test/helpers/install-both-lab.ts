@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { EventLog } from '../../src/store/log/event-log';
@@ -18,14 +18,21 @@ export const PROMPT = 'Write the lab note, then list the missing directory.';
  * against the mock model's two-tool script (write a file, then a command failing with exit 2).
  * Returns what a user would see: the records, the joined rows, and `beacon events --session` as printed.
  */
-export async function installAloneRun(t: TestContext, agent: AgentName, id: string, flags: string[] = [], afterRun?: (home: string, log: string) => void, agentEnv: Record<string, string> = {}) {
+export async function installAloneRun(t: TestContext, agent: AgentName, id: string, flags: string[] = [], afterRun?: (home: string, log: string) => void, agentEnv: Record<string, string> = {}, options: { deny?: boolean } = {}) {
   const found = agentBinary(agent);
   if (!found.path) return void t.skip(found.skip);
   const base = tempDir(`install-alone-${agent}-`);
   const home = join(base, 'home');
   const work = join(base, 'work');
   const note = join(work, 'beacon-lab-note.txt');
-  const command = 'ls /nonexistent-dir';
+  const sideEffect = join(work, 'SIDE-EFFECT');
+  // the lab's deny run: a provider denying any call that mentions SIDE-EFFECT, and the failing command making one
+  const command = options.deny ? `touch ${sideEffect} && ls /nonexistent-dir` : 'ls /nonexistent-dir';
+  if (options.deny) {
+    const provider = join(base, 'deny-side-effects.sh');
+    writeFileSync(provider, `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`, { mode: 0o755 });
+    agentEnv = { ...agentEnv, BEACON_POLICY_PROVIDER: provider };
+  }
   const mock = await startMockModel({ twoTools: { path: note, content: 'hello from the lab\n', command } });
   const collector = await startCollector();
   try {
@@ -55,7 +62,7 @@ export async function installAloneRun(t: TestContext, agent: AgentName, id: stri
     const log = EventLog.open(collector.log, { readonly: true });
     const calls = listJoined(log, { sessionId: session }).filter((x) => x.kind === 'tool_call');
     log.close();
-    return { records: records.filter((r) => r.session?.id === session), all: records, calls, note, command, session, printed };
+    return { records: records.filter((r) => r.session?.id === session), all: records, calls, note, command, session, printed, sideEffectRan: existsSync(sideEffect) };
   } finally {
     await collector.stop();
     await mock.close();

@@ -51,6 +51,10 @@ describe('beacon install pi alone, then one real run of Pi', () => {
     if (!r) return;
     assert.equal(existsSync(r.note), false, 'the denied write did not happen');
     assert.equal(r.records.find((x) => x.event.action === 'approval.denied')?.policy?.reason, 'no notes here');
+    // one taxonomy for a denied call (issue 30): approval.denied, as every agent's
+    const denied = r.calls.filter((c) => c.kind === 'tool_call' && c.denied);
+    assert.deepEqual(denied.map((c) => c.kind === 'tool_call' && [c.action, c.failed]), [['approval.denied', false]]);
+    assert.match(r.printed, /approval\.denied +denied/);
   });
 
   it('uninstall pi restores the extension directory byte for byte', { skip: agentBinary('pi').skip }, () => {

@@ -5,6 +5,7 @@
  * Real hook processes (the launcher's `beacon-hooks`), the sources' real readers, real SQLite on disk.
  */
 import assert from 'node:assert/strict';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { toRows } from '../../src/ingest/rows';
@@ -147,4 +148,101 @@ describe("Gemini CLI: its tool log record and its tool_call span are one OTLP re
       assert.equal(rows[0]!.observations.find((o) => o.observer === 'post-tool')!.record.command.exit_code, 2);
     });
   }
+});
+
+/** A policy provider denying every call whose event mentions SIDE-EFFECT (the lab's deny run). */
+function denyProvider(): string {
+  const file = join(tempDir('call-join-deny-'), 'deny.sh');
+  writeFileSync(file, `#!/bin/sh\ncase "$(cat)" in *SIDE-EFFECT*) echo '{"decision":"deny","reason":"no side effects here"}';; *) echo '{"decision":"allow"}';; esac\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+const SIDE = 'touch /tmp/SIDE-EFFECT && ls /nonexistent-dir';
+const deniedBrief = (c: ToolCallRow) => [[...c.seenBy].sort().join('+'), c.action, c.denied, c.failed, c.unfinished];
+
+describe('a call the policy denied, whose hooks send no call id: one row with its OTLP record (issue 30)', () => {
+  /** Copilot 1.0.102's execute_tool span of a call its preToolUse hook denied (observed): an error status, no exit code. */
+  const deniedSpan = (session: string, callId: string, start: bigint): SpanRecord => {
+    const span = copilotSpan(session, callId, start, 0);
+    delete span.attributes['process.exit.code'];
+    return { ...span, status: { code: 2, message: 'Tool failed' }, endTimeUnixNano: start + 155n * MS };
+  };
+  const copilotDenied = (path: string, s: string, provider: string): { status: number | null } =>
+    runAgentHookSync('copilot-cli', path, 'preToolUse', { sessionId: s, timestamp: 1, cwd: '/home/alice/proj', toolName: 'bash', toolArgs: { command: SIDE, description: 'touch' } }, { BEACON_POLICY_PROVIDER: provider });
+
+  for (const order of ['hooks first', 'span first'] as const) {
+    it(`Copilot CLI, ${order}: the denial takes the span's id; approval.denied, denied, not failed`, () => {
+      const path = join(tempDir('call-join-'), 'events.db');
+      const s = `cp-deny-${order.split(' ')[0]}`;
+      const provider = denyProvider();
+      // the span starts before the hook (observed: 27.197 s, the hook 27.280 s)
+      const span = spanEvents([deniedSpan(s, 'call_beacon_0002', now() - 80n * MS)]);
+      if (order === 'span first') store(path, span);
+      assert.equal(copilotDenied(path, s, provider).status, 0);
+      if (order === 'hooks first') store(path, span);
+      store(path, span); // a retried export
+      const rows = calls(path, s);
+      assert.deepEqual(rows.map((c) => [c.callId, ...deniedBrief(c)]), [['call_beacon_0002', 'otlp+policy+pre-tool', 'approval.denied', true, false, false]]);
+      assert.equal(rows[0]!.observations.find((o) => o.observer === 'policy')!.record.policy.reason, 'no side effects here');
+      assert.equal(rows[0]!.observations.find((o) => o.observer === 'otlp')!.record.gen_ai.duration_ms, 155, "the span's duration");
+    });
+  }
+
+  it('Copilot CLI: two denied calls of the same command and their two spans stay two rows, each with its own span', () => {
+    const path = join(tempDir('call-join-'), 'events.db');
+    const s = 'cp-deny-two';
+    const provider = denyProvider();
+    const a = now();
+    assert.equal(copilotDenied(path, s, provider).status, 0);
+    const b = now();
+    assert.equal(copilotDenied(path, s, provider).status, 0);
+    store(path, spanEvents([deniedSpan(s, 'call_1', a - 10n * MS), deniedSpan(s, 'call_2', b - 10n * MS)]));
+    assert.deepEqual(calls(path, s).map((c) => [c.callId, ...deniedBrief(c)]), [['call_1', 'otlp+policy+pre-tool', 'approval.denied', true, false, false], ['call_2', 'otlp+policy+pre-tool', 'approval.denied', true, false, false]]);
+  });
+
+  /** Gemini 0.61's tool log record of a call its BeforeTool hook denied (observed): failed, no span, so no call id at all. */
+  const deniedLog = (s: string, at: bigint) => logEvents([geminiLog(s, 'run_shell_command', at, 'f'.repeat(32), '9'.repeat(16), { success: false, duration_ms: 151, decision: undefined })]);
+  const geminiDenied = (path: string, s: string, provider: string) =>
+    runAgentHookSync('gemini-cli', path, 'BeforeTool', { session_id: s, transcript_path: '/h/t.json', cwd: '/home/alice/proj', hook_event_name: 'BeforeTool', timestamp: '2026-12-02T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command: SIDE } }, { BEACON_POLICY_PROVIDER: provider });
+
+  for (const order of ['hooks first', 'log record first'] as const) {
+    it(`Gemini CLI, ${order}: the log record takes the pairing's id (the only one the call has); one row, approval.denied`, () => {
+      const path = join(tempDir('call-join-'), 'events.db');
+      const s = `g-deny-${order.split(' ')[0]}`;
+      const provider = denyProvider();
+      const log = deniedLog(s, now() + 60n * MS);
+      if (order === 'log record first') store(path, log);
+      assert.equal(geminiDenied(path, s, provider).status, 0);
+      if (order === 'hooks first') store(path, log);
+      store(path, log); // a retried export
+      const rows = calls(path, s);
+      assert.equal(rows.length, 1, JSON.stringify(rows.map((c) => [c.callId, ...deniedBrief(c)])));
+      assert.match(rows[0]!.callId ?? '', /^beacon:[0-9a-f]+\.1$/);
+      assert.deepEqual(deniedBrief(rows[0]!), ['otlp+policy+pre-tool', 'approval.denied', true, false, false]);
+      assert.equal(rows[0]!.observations.find((o) => o.observer === 'otlp')!.record.gen_ai.duration_ms, 151);
+    });
+  }
+
+  it("Gemini CLI: a span that comes after all (a release that sends one) gives its id to the log record and the hook's records", () => {
+    const path = join(tempDir('call-join-'), 'events.db');
+    const s = 'g-deny-span';
+    const at = now();
+    assert.equal(geminiDenied(path, s, denyProvider()).status, 0);
+    store(path, deniedLog(s, at + 60n * MS));
+    store(path, spanEvents([geminiSpan(s, 'run_shell_command', 'run_shell_command__call_9', at, 'f'.repeat(32), '9'.repeat(16), '8'.repeat(16))]));
+    assert.deepEqual(calls(path, s).map((c) => [c.callId, ...deniedBrief(c)]), [['run_shell_command__call_9', 'otlp+policy+pre-tool', 'approval.denied', true, false, false]]);
+  });
+
+  it('Gemini CLI: a call that was not denied never lends its pairing id to a log record without one (its span brings the id)', () => {
+    const path = join(tempDir('call-join-'), 'events.db');
+    const s = 'g-nodeny';
+    const p = { session_id: s, transcript_path: '/h/t.json', cwd: '/home/alice/proj', hook_event_name: 'BeforeTool', timestamp: '2026-12-02T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command: LS } };
+    const start = now();
+    assert.equal(runAgentHookSync('gemini-cli', path, 'BeforeTool', p).status, 0);
+    assert.equal(runAgentHookSync('gemini-cli', path, 'AfterTool', { ...p, hook_event_name: 'AfterTool', tool_response: { llmContent: 'Exit Code: 2' } }).status, 0);
+    store(path, logEvents([geminiLog(s, 'run_shell_command', now(), 'c'.repeat(32), 'd'.repeat(16))]));
+    store(path, spanEvents([geminiSpan(s, 'run_shell_command', 'run_shell_command__call_2', start, 'c'.repeat(32), 'd'.repeat(16), 'e'.repeat(16))]));
+    assert.deepEqual(calls(path, s).map(brief), [['run_shell_command__call_2', 'otlp+post-tool+pre-tool', true]]);
+  });
 });

@@ -170,7 +170,7 @@ function foldDetail(db: Database.Database, id: string) {
   const detail = { toolCalls: {} as Record<string, number>, failedCalls: 0, failedCommands: 0, deniedCalls: 0, prompts: rows.filter((r) => r.action === 'prompt.submitted').length, methods: [...new Set(rows.map((r) => r.method))].sort(), events: rows.length };
   for (const c of joinToolCalls(rows)) {
     if (c.kind !== 'tool_call') continue;
-    const kind = c.action ?? (c.denied ? 'denied' : 'tool');
+    const kind = c.denied ? 'denied' : c.action ?? 'tool'; // a denied call is of kind denied, whatever its agent's record says (sessions.ts addCalls)
     detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
     if (c.failed) detail.failedCalls++;
     if (c.failed && kind === 'command.executed') detail.failedCommands++;

@@ -13,7 +13,7 @@ import { classifyClaudeTool } from './tools';
 export const claudeCodeHooks: HookAdapter = claudeShapeAdapter(
   {
     agent: { harness: 'claude-code', classifyTool: classifyClaudeTool, promptLength: utf16Length },
-    // UserPromptSubmit's `prompt_id` is its OTLP `user_prompt`'s `prompt.id`
+    // `prompt_id` (UserPromptSubmit to SessionEnd: the same through the turn) is its OTLP records' `prompt.id` (user_prompt, assistant_response)
     promptIdField: 'prompt_id',
     phases: CLAUDE_PHASES,
     failureEvents: new Set(['PostToolUseFailure']),

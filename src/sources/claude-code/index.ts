@@ -42,7 +42,8 @@ function logEvent(rec: LogRecord): NormalizedEvent | undefined {
       // `prompt.id` is the hook payload's `prompt_id` (the same through the turn)
       return promptEvent(AGENT, o, stringAttr(a, 'prompt'), { id: stringAttr(a, 'prompt.id'), length: numberLike(a, 'prompt_length') });
     case 'assistant_response':
-      return responseEvent(AGENT, o, stringAttr(a, 'response'));
+      // `prompt.id` is the Stop hook's `prompt_id`: the turn this end belongs to
+      return responseEvent(AGENT, o, stringAttr(a, 'response'), stringAttr(a, 'prompt.id'));
     case 'tool_result': {
       const input = jsonAttr(a, 'tool_input') ?? jsonAttr(a, 'tool_parameters');
       return toolCallEvent(AGENT, o, {

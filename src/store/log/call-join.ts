@@ -13,7 +13,10 @@ import type { EventRow } from './row';
  *   holds yet, the nearest to the call's time (its pre-tool to post-tool records, `CALL_JOIN_WINDOW_NS`
  *   either side), with the same arguments where both recorded them. Whichever arrives second does it:
  *   an OTLP record looks for a finished hook call, a post-tool record for an OTLP record. A pre-tool
- *   record alone (running, or denied by the agent) is not joined: its post-tool record does it.
+ *   record alone (running, or denied by the agent) is not joined: its post-tool record does it. A call
+ *   the policy denied is finished by its denial (no post-tool hook comes): the denial joins as a
+ *   post-tool record does. Its OTLP record may have no id at all (Gemini sends no span for a call its
+ *   hook blocked): then the OTLP record takes the pairing's id, the only one the call has.
  *   Matching is one to one (a call id held by a hook call is taken), so two calls never fold into one.
  * - Gemini's log record and its span are one observation of one path: the log record (a child's
  *   parent: it carries the `schedule_tool_calls` span's ids, the span is its child `tool_call` of the
@@ -36,6 +39,7 @@ const PAIRED = `substr(tool_call_id, 1, ${PAIRED_CALL_PREFIX.length}) = '${PAIRE
 const TOOL_NAME = "json_extract(record, '$.gen_ai.tool.name')";
 /** a record of the call itself, not a decision on it (an approval names its tool too) */
 const NOT_DECISION = "substr(action, 1, 9) <> 'approval.'";
+const DENIED = 'approval.denied';
 
 type Rec = { gen_ai?: { tool?: { name?: unknown; call?: { id?: unknown; arguments?: unknown } } }; raw?: { hook_phase?: unknown; paired_call?: unknown } };
 type Holder = { seq: bigint; tsNs: bigint; toolCallId: string; args: string | null };
@@ -57,9 +61,12 @@ export class StoredCallJoins {
     const rec = parse(row.record);
     const name = rec.gen_ai?.tool?.name;
     if (typeof name !== 'string') return row;
-    if (row.method === 'hook') return isPaired(row.toolCallId) && rec.raw?.hook_phase === 'post-tool' ? this.joinHookCall(row, rec, name) : row;
+    if (row.method === 'hook') return isPaired(row.toolCallId) && endsCall(row, rec) ? this.joinHookCall(row, rec, name) : row;
     if (row.method !== 'otlp' || row.traceId === null) return row;
-    if (row.toolCallId === null && row.spanId !== null) return this.takeFromSpan(row, rec, name);
+    if (row.toolCallId === null) {
+      const taken = row.spanId !== null ? this.takeFromSpan(row, rec, name) : row;
+      return taken.toolCallId === null ? this.takeFromDeniedCall(row, rec, name) : taken;
+    }
     if (row.toolCallId !== null && row.parentSpanId !== null) return this.giveToLogRecord(row, name);
     return row;
   }
@@ -86,30 +93,57 @@ export class StoredCallJoins {
     return row;
   }
 
-  /** A post-tool record (its pre-tool stored): the call takes the id of the nearest OTLP record no hook call holds. */
+  /**
+   * A post-tool record or a denial (its pre-tool stored): the call takes the id of the nearest OTLP
+   * record no hook call holds. A denied call may have an OTLP record with no id at all (Gemini sends
+   * no span for a call its hook blocked): that record takes the pairing's id instead.
+   */
   private joinHookCall(row: EventRow, rec: Rec, name: string): EventRow {
     const paired = row.toolCallId!;
     const started = this.q(`SELECT min(ts_ns) FROM events WHERE session_id = ? AND harness = ? AND method = 'hook' AND tool_call_id = ?`).pluck().safeIntegers(true).get(row.sessionId, row.harness, paired) as bigint | null;
     const startNs = started ?? row.tsNs;
+    const denied = row.action === DENIED;
     const holders = this.q(
       `SELECT seq, ts_ns AS tsNs, tool_call_id AS toolCallId, json_extract(record, '$.gen_ai.tool.call.arguments') AS args FROM events o
-       WHERE session_id = ? AND harness = ? AND method = 'otlp' AND ts_ns BETWEEN ? AND ? AND ${NOT_PAIRED} AND ${TOOL_NAME} = ? AND ${NOT_DECISION}
+       WHERE session_id = ? AND harness = ? AND method = 'otlp' AND ts_ns BETWEEN ? AND ? AND (${NOT_PAIRED} OR (? AND tool_call_id IS NULL)) AND ${TOOL_NAME} = ? AND ${NOT_DECISION}
          AND NOT EXISTS (SELECT 1 FROM events h WHERE h.session_id = o.session_id AND h.harness = o.harness AND h.method = 'hook' AND h.tool_call_id = o.tool_call_id)`,
-    ).safeIntegers(true).all(row.sessionId, row.harness, startNs - CALL_JOIN_WINDOW_NS, row.tsNs + CALL_JOIN_WINDOW_NS, name) as Holder[];
+    ).safeIntegers(true).all(row.sessionId, row.harness, startNs - CALL_JOIN_WINDOW_NS, row.tsNs + CALL_JOIN_WINDOW_NS, denied ? 1 : 0, name) as (Omit<Holder, 'toolCallId'> & { toolCallId: string | null })[];
     const args = argsOf(rec);
     const best = nearest(holders.filter((h) => sameArgs(args, h.args)), (h) => distance(h.tsNs, startNs, row.tsNs), (h) => h.tsNs);
     if (!best) return row;
+    if (best.toolCallId === null) {
+      this.setCallId(best.seq, paired);
+      return row;
+    }
     this.renameHookCall(row.sessionId!, row.harness, paired, best.toolCallId);
     return withCallId(row, rec, best.toolCallId);
   }
 
-  /** An OTLP record with the call id: the finished hook call of the same tool nearest to it, not joined yet, takes it. */
+  /**
+   * An OTLP record with no call id and no span to take one from (Gemini's log record of a call its
+   * hook blocked): the denied hook call of the same tool nearest to it, with no OTLP record yet, lends
+   * it the pairing's id, so the two are one call.
+   */
+  private takeFromDeniedCall(row: EventRow, rec: Rec, name: string): EventRow {
+    const calls = this.q(
+      `SELECT tool_call_id AS paired, min(ts_ns) AS startNs, max(ts_ns) AS endNs, json_extract(record, '$.gen_ai.tool.call.arguments') AS args FROM events h
+       WHERE session_id = ? AND harness = ? AND method = 'hook' AND ${PAIRED} AND ts_ns BETWEEN ? AND ? AND ${TOOL_NAME} = ?
+         AND NOT EXISTS (SELECT 1 FROM events o WHERE o.session_id = h.session_id AND o.harness = h.harness AND o.method = 'otlp' AND o.tool_call_id = h.tool_call_id)
+       GROUP BY tool_call_id HAVING max(action = '${DENIED}')`,
+    ).safeIntegers(true).all(row.sessionId, row.harness, row.tsNs - LONGEST_CALL_NS, row.tsNs + CALL_JOIN_WINDOW_NS, name) as HookCall[];
+    const args = argsOf(rec);
+    const near = calls.filter((c) => distance(row.tsNs, c.startNs, c.endNs) <= CALL_JOIN_WINDOW_NS && sameArgs(args, c.args));
+    const best = nearest(near, (c) => distance(row.tsNs, c.startNs, c.endNs), (c) => c.startNs);
+    return best ? withCallId(row, rec, best.paired) : row;
+  }
+
+  /** An OTLP record with the call id: the finished (or denied) hook call of the same tool nearest to it, not joined yet, takes it. */
   private giveToHookCall(sessionId: string, harness: string, name: string, callId: string, tsNs: bigint, args: unknown): void {
     if (this.q(`SELECT 1 FROM events WHERE session_id = ? AND harness = ? AND method = 'hook' AND tool_call_id = ?`).get(sessionId, harness, callId)) return;
     const calls = this.q(
       `SELECT tool_call_id AS paired, min(ts_ns) AS startNs, max(ts_ns) AS endNs, json_extract(record, '$.gen_ai.tool.call.arguments') AS args FROM events
        WHERE session_id = ? AND harness = ? AND method = 'hook' AND ${PAIRED} AND ts_ns BETWEEN ? AND ? AND ${TOOL_NAME} = ? AND json_extract(record, '$.raw.paired_call') IS NOT NULL
-       GROUP BY tool_call_id HAVING max(json_extract(record, '$.raw.hook_phase') = 'post-tool')`,
+       GROUP BY tool_call_id HAVING max(json_extract(record, '$.raw.hook_phase') = 'post-tool' OR action = '${DENIED}')`,
     ).safeIntegers(true).all(sessionId, harness, tsNs - LONGEST_CALL_NS, tsNs + CALL_JOIN_WINDOW_NS, name) as HookCall[];
     const near = calls.filter((c) => distance(tsNs, c.startNs, c.endNs) <= CALL_JOIN_WINDOW_NS && sameArgs(args, c.args));
     const best = nearest(near, (c) => distance(tsNs, c.startNs, c.endNs), (c) => c.startNs);
@@ -131,15 +165,22 @@ export class StoredCallJoins {
   private giveToLogRecord(row: EventRow, name: string): EventRow | 'merged' {
     const log = this.q(
       `SELECT seq, ts_ns AS tsNs, tool_call_id AS toolCallId, record FROM events WHERE trace_id = ? AND span_id = ? AND parent_span_id IS NULL AND session_id = ? AND harness = ? AND method = 'otlp'
-         AND (tool_call_id IS NULL OR tool_call_id = ?) AND ${TOOL_NAME} = ? ORDER BY tool_call_id IS NULL, abs(ts_ns - ?), seq LIMIT 1`,
-    ).safeIntegers(true).get(row.traceId, row.parentSpanId, row.sessionId, row.harness, row.toolCallId, name, row.tsNs) as { seq: bigint; tsNs: bigint; toolCallId: string | null; record: string } | undefined;
+         AND (tool_call_id IS NULL OR tool_call_id = ? OR ${PAIRED}) AND ${TOOL_NAME} = ? ORDER BY tool_call_id = ? DESC, abs(ts_ns - ?), seq LIMIT 1`,
+    ).safeIntegers(true).get(row.traceId, row.parentSpanId, row.sessionId, row.harness, row.toolCallId, name, row.toolCallId, row.tsNs) as { seq: bigint; tsNs: bigint; toolCallId: string | null; record: string } | undefined;
     if (!log) return row;
     if (log.toolCallId === null) {
-      const rec = parse(log.record);
-      this.q(`UPDATE events SET tool_call_id = ?, record = json_set(record, '$.gen_ai.tool.call.id', ?) WHERE seq = ?`).run(row.toolCallId, row.toolCallId, log.seq);
-      this.giveToHookCall(row.sessionId!, row.harness, name, row.toolCallId!, log.tsNs, argsOf(rec));
+      this.setCallId(log.seq, row.toolCallId!);
+      this.giveToHookCall(row.sessionId!, row.harness, name, row.toolCallId!, log.tsNs, argsOf(parse(log.record)));
+    } else if (isPaired(log.toolCallId)) {
+      // a log record that took a denied call's pairing id (no span had come): the span's id for both
+      this.setCallId(log.seq, row.toolCallId!);
+      this.renameHookCall(row.sessionId!, row.harness, log.toolCallId, row.toolCallId!);
     }
     return 'merged';
+  }
+
+  private setCallId(seq: bigint, callId: string): void {
+    this.q(`UPDATE events SET tool_call_id = ?, record = json_set(record, '$.gen_ai.tool.call.id', ?) WHERE seq = ?`).run(callId, callId, seq);
   }
 
   private renameHookCall(sessionId: string, harness: string, paired: string, callId: string): void {
@@ -154,6 +195,9 @@ export class StoredCallJoins {
 }
 
 const isPaired = (id: string | null): id is string => id !== null && id.startsWith(PAIRED_CALL_PREFIX);
+
+/** A hook record that ends a call: its post-tool record, or the policy's denial of it (the call never runs, no post-tool comes). */
+const endsCall = (row: EventRow, rec: Rec): boolean => rec.raw?.hook_phase === 'post-tool' || row.action === DENIED;
 
 /** How far `t` lies outside [lo, hi] (0 inside). */
 function distance(t: bigint, lo: bigint, hi: bigint): bigint {

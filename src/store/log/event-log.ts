@@ -10,6 +10,7 @@ import { StoredCounterparts } from './merge';
 import { StoredCallJoins } from './call-join';
 import { StreamCallJoins } from './stream-call-join';
 import { StoredPromptJoins } from './prompt-join';
+import { StoredTurnEnds } from './turn-join';
 import { checkReadable, ensureSchema } from './schema';
 import { shellQuote } from '../../model/shell-quote';
 
@@ -73,6 +74,7 @@ export class EventLog {
   private readonly calls: StoredCallJoins;
   private readonly streamCalls: StreamCallJoins;
   private readonly prompts: StoredPromptJoins;
+  private readonly turnEnds: StoredTurnEnds;
   private readonly clock: () => bigint;
 
   private constructor(path: string, db: Database.Database, clock: () => bigint) {
@@ -86,6 +88,7 @@ export class EventLog {
     // The parent's event id derives from its trace and span id, so the UNIQUE index finds it.
     this.deleteChatParent = db.prepare(`DELETE FROM events WHERE id = ? AND action = 'model.invoked'`);
     this.counterparts = new StoredCounterparts(db);
+    this.turnEnds = new StoredTurnEnds(db);
     this.calls = new StoredCallJoins(db);
     this.streamCalls = new StreamCallJoins(db);
     this.prompts = new StoredPromptJoins(db);
@@ -173,9 +176,9 @@ export class EventLog {
         continue;
       }
       // A tool call some of whose paths send no call id takes it from the one that does (call-join.ts; a
-      // stream's own ids: stream-call-join.ts);
-      // a prompt its hook and its OTLP export both report is one row, the hook's (prompt-join.ts).
-      const joined = row.joinCall ? this.calls.prepare(this.streamCalls.prepare(row)) : row.action === 'prompt.submitted' ? this.prompts.prepare(row) : row;
+      // stream's own ids: stream-call-join.ts); a prompt its hook and its OTLP export both report is one
+      // row, the hook's (prompt-join.ts), and so is a turn's end (turn-join.ts).
+      const joined = row.joinCall ? this.calls.prepare(this.streamCalls.prepare(row)) : row.action === 'prompt.submitted' ? this.prompts.prepare(row) : StoredTurnEnds.applies(row) ? (this.turnEnds.absorb(row) ?? row) : row;
       if (joined === 'merged') {
         result.duplicates++;
         held.push(true);

@@ -182,9 +182,11 @@ export function originReader(db: Database.Database): (sessionId: string) => Sess
  * by an older Beacon) answers the same from the records, slower.
  *
  * Observations of one tool call (one call id; an observation without one is a call of its own) are
- * one call: failed when any says so (tool.failed, a command's non-zero exit), denied when the policy
- * denied it, and of the kind its latest classified observation names (tool.invoked, tool.failed and
- * approval.denied name none; ties in time go to the later action name, as the index orders them).
+ * one call: denied when the policy denied it (then of kind `denied` and never failed, whatever the
+ * agent's own record of it says: the call never ran, tool-calls.ts asDenied), else failed when any
+ * says so (tool.failed, a command's non-zero exit), and of the kind its latest classified observation
+ * names (tool.invoked, tool.failed and approval.denied name none; ties in time go to the later action
+ * name, as the index orders them).
  * An id some path reported more than once was reused (a provider numbering its calls call_1… anew in
  * every turn, or two harnesses in one session): its observations are read and paired into calls as
  * the timeline pairs them (`joinToolCalls`), so the counts are the timeline's.
@@ -198,7 +200,7 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
   // One scan: each call id's group says whether a path reported it twice (`reused`); those groups'
   // ids come back in a list, to be paired from their observations, and are not summed here.
   const kinds = db.prepare(
-    `SELECT coalesce(kind, CASE WHEN denied THEN 'denied' ELSE 'tool' END) AS kind, reused, count(*) AS calls, sum(failed) AS failed, sum(denied) AS denied,
+    `SELECT CASE WHEN denied THEN 'denied' ELSE coalesce(kind, 'tool') END AS kind, reused, count(*) AS calls, sum(failed AND NOT denied) AS failed, sum(denied) AS denied,
        CASE WHEN reused THEN json_group_array(tool_call_id) END AS ids FROM (
        SELECT tool_call_id, substr(max(CASE WHEN action NOT IN ('tool.invoked', 'tool.failed', 'approval.denied') THEN printf('%020d', ts_ns) || action
          WHEN action = 'tool.failed' AND seq IN (SELECT value FROM json_each(?)) THEN printf('%020d', ts_ns) || 'command.executed' END), 21) AS kind,
@@ -239,7 +241,7 @@ const PATHS_SQL = `(${[
 function addCalls(detail: SessionDetail, items: TimelineItem[]): void {
   for (const it of items) {
     if (it.kind !== 'tool_call') continue;
-    const kind = it.action ?? (it.denied ? 'denied' : 'tool');
+    const kind = it.denied ? 'denied' : it.action ?? 'tool';
     detail.toolCalls[kind] = (detail.toolCalls[kind] ?? 0) + 1;
     if (it.failed) detail.failedCalls += 1;
     if (it.failed && kind === 'command.executed') detail.failedCommands += 1;

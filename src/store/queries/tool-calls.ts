@@ -19,7 +19,7 @@ export interface ToolCallRow {
   /** every stored observation of the call, in time order */
   observations: { observer: Observer; event: StoredActivity; record: Record<string, any> }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   seenBy: Observer[];
-  /** the classified action (command.executed, file.modified, …), from whichever path classified it */
+  /** the classified action (command.executed, file.modified, …), from whichever path classified it; `approval.denied` for a denied call */
   action: string | null;
   toolName: string | null;
   failed: boolean;
@@ -123,9 +123,25 @@ export function joinToolCalls(events: readonly StoredActivity[]): TimelineItem[]
     // Only observations that report an outcome count as a result: pre-tool and the policy's verdict do not.
     const results = it.observations.filter((o) => o.observer !== 'pre-tool' && o.observer !== 'policy');
     it.unfinished = it.seenBy.includes('pre-tool') && results.length === 0;
+    asDenied(it);
   }
   return items;
 }
+
+/**
+ * One taxonomy for a denied call, whichever agent and paths reported it: `approval.denied`, never
+ * failed — the call never ran (as a goose span of a refused call is `approval.denied`, never
+ * `tool.failed`: sources/otel-genai/tool-span.ts). What the agent's own record of it says (Qwen's
+ * and opencode's `command.executed`, Pi's import, Gemini's and Copilot's `tool.failed`) is kept in
+ * the call's observations; sessions.ts counts the same way.
+ */
+function asDenied(it: ToolCallRow): void {
+  if (!it.denied) return;
+  it.action = DENIED_ACTION;
+  it.failed = false;
+}
+
+export const DENIED_ACTION = 'approval.denied';
 
 /** The items holding at least one of `chosen` (commit numbers): the rows a reader asked for, not those its completing read brought. */
 export function itemsHolding(items: TimelineItem[], chosen: ReadonlySet<bigint>): TimelineItem[] {
