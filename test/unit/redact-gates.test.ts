@@ -6,17 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hasBase64Run } from '../../src/redact/rule-set';
 import { redactText } from '../../src/redact/secrets';
+import { rng } from '../helpers/rng';
 
-/** A deterministic generator (no flaky seeds): xorshift32. */
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 describe('redaction gates', () => {
   it('hasBase64Run says what /[A-Za-z0-9/+]{n}/ says, on runs of every length and what breaks them', () => {

@@ -7,17 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { maySecret, prefilterKeywords, redactText, runnersOf, scannerInUse } from '../../src/redact/secrets';
 import { NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
+import { rng } from '../helpers/rng';
 
-/** A deterministic generator (no flaky seeds): xorshift32. */
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 const names = (runners: Set<unknown>) => [...runners].map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'function' ? undefined : v))).sort();
 
