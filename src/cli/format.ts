@@ -41,9 +41,20 @@ export const JOINED_SHRINKABLE = [6, 5];
 export function joinedRow(item: TimelineItem, utc: boolean): string[] {
   if (item.kind === 'event') {
     const [time, harness, method, action, session, what, tokens] = summaryRow(item.record, item.event.tsNs, utc);
-    return [time!, harness!, method!, action!, '', session!, what!, tokens!];
+    return [time!, harness!, seenBy(method!, item.record), action!, '', session!, what!, tokens!];
   }
   return callRow(item, utc);
+}
+
+/**
+ * An event's own path and the paths whose records were joined into it (a prompt or a turn's end
+ * its hook and its OTLP export both reported, an import merged into an export): `hook+otlp`. The
+ * stored record keeps one `collection_method`; `event.merged_paths` says what it absorbed.
+ */
+function seenBy(method: string, r: Rec): string {
+  const merged: unknown[] = Array.isArray(r.event?.merged_paths) ? r.event.merged_paths : [];
+  const paths = [method, ...merged.filter((m): m is string => typeof m === 'string')];
+  return escapeControls([...new Set(paths.filter((m) => m !== ''))].join('+'));
 }
 
 const OBSERVER_ORDER: readonly Observer[] = ['pre-tool', 'post-tool', 'otlp', 'stream', 'poll', 'policy'];

@@ -24,7 +24,10 @@ export function assertInstallAlone(r: Run, platform: string): void {
   assert.ok(promptLines[0]!.includes(PROMPT), `the prompt's text on its line: ${promptLines[0]}`);
   const prompts = r.records.filter((x) => x.event.action === 'prompt.submitted');
   assert.equal(prompts.length, 1, `one prompt record: ${JSON.stringify(prompts)}`);
-  if (PROMPT_IN_OTLP.has(platform)) assert.deepEqual(prompts[0].event.merged_paths, ['otlp'], `its OTLP record joined into the hook's: ${JSON.stringify(prompts[0])}`);
+  if (PROMPT_IN_OTLP.has(platform)) {
+    assert.deepEqual(prompts[0].event.merged_paths, ['otlp'], `its OTLP record joined into the hook's: ${JSON.stringify(prompts[0])}`);
+    assert.match(promptLines[0]!, /\bhook\+otlp\s+prompt\.submitted\b/, `SEEN BY names both paths: ${promptLines[0]}`);
+  }
   if (platform === 'codex') {
     assert.ok(r.records.some((x) => /printf/.test(x.command?.command ?? '') && x.command.command.includes('beacon-lab-note.txt')), 'the write, through the shell');
   } else {
