@@ -19,7 +19,7 @@ import { tempDir } from '../helpers/paths';
 
 const MS = 1_000_000n;
 const T0 = 1_796_000_000_000n * MS;
-const CMD = 'touch /tmp/lab/work/SIDE-EFFECT && ls /nonexistent-dir';
+const CMD = 'touch /home/alice/proj/SIDE-EFFECT && ls /nonexistent-dir';
 
 type Observation = { method: 'hook' | 'otlp' | 'poll'; action: string; phase?: 'pre-tool'; exit?: number };
 
