@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { parseRecord } from './merge';
 import type { EventRow } from './row';
 
 /**
@@ -58,7 +59,7 @@ export class StoredCallJoins {
   prepare(row: EventRow): EventRow | 'merged' {
     if (!row.joinCall || row.sessionId === null || this.q('SELECT 1 FROM events WHERE id = ?').get(row.id)) return row;
     if (row.method === 'poll') return this.storeCallStage(row);
-    const rec = parse(row.record);
+    const rec = parseRecord(row.record) as Rec;
     const name = rec.gen_ai?.tool?.name;
     if (typeof name !== 'string') return row;
     if (row.method === 'hook') return isPaired(row.toolCallId) && endsCall(row, rec) ? this.joinHookCall(row, rec, name) : row;
@@ -74,7 +75,7 @@ export class StoredCallJoins {
   /** After `row` was inserted: an OTLP record holding the call id gives it to the finished hook call it is. */
   settle(row: EventRow): void {
     if (!row.joinCall || row.sessionId === null || row.method !== 'otlp' || row.toolCallId === null || isPaired(row.toolCallId)) return;
-    const rec = parse(row.record);
+    const rec = parseRecord(row.record) as Rec;
     const name = rec.gen_ai?.tool?.name;
     if (typeof name === 'string') this.giveToHookCall(row.sessionId, row.harness, name, row.toolCallId, row.tsNs, argsOf(rec));
   }
@@ -170,7 +171,7 @@ export class StoredCallJoins {
     if (!log) return row;
     if (log.toolCallId === null) {
       this.setCallId(log.seq, row.toolCallId!);
-      this.giveToHookCall(row.sessionId!, row.harness, name, row.toolCallId!, log.tsNs, argsOf(parse(log.record)));
+      this.giveToHookCall(row.sessionId!, row.harness, name, row.toolCallId!, log.tsNs, argsOf(parseRecord(log.record) as Rec));
     } else if (isPaired(log.toolCallId)) {
       // a log record that took a denied call's pairing id (no span had come): the span's id for both
       this.setCallId(log.seq, row.toolCallId!);
@@ -226,7 +227,8 @@ function sameArgs(a: unknown, stored: string | null): boolean {
   return canonical(typeof a === 'string' ? tryParse(a) : a) === canonical(typeof b === 'string' ? tryParse(b) : b);
 }
 
-function tryParse(s: string): unknown {
+/** A JSON text's value, or the text itself when it is not JSON (a tool's arguments may be either). */
+export function tryParse(s: string): unknown {
   try {
     return JSON.parse(s);
   } catch {
@@ -244,13 +246,4 @@ function withCallId(row: EventRow, rec: Rec, callId: string): EventRow {
   const tool = (rec.gen_ai ??= {}).tool ?? (rec.gen_ai.tool = {});
   tool.call = { ...(tool.call ?? {}), id: callId };
   return { ...row, toolCallId: callId, record: JSON.stringify(rec) };
-}
-
-function parse(json: string): Rec {
-  try {
-    const v: unknown = JSON.parse(json);
-    return typeof v === 'object' && v !== null ? (v as Rec) : {};
-  } catch {
-    return {};
-  }
 }

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { tryParse } from './call-join';
+import { parseRecord } from './merge';
 import type { EventRow } from './row';
 
 /**
@@ -54,7 +56,7 @@ export class StreamCallJoins {
   prepare(row: EventRow): EventRow {
     if (!row.joinCall || row.sessionId === null || row.toolCallId === null || row.action.startsWith('approval.')) return row;
     if (row.method !== 'stream' && row.method !== 'otlp') return row;
-    const rec = parse(row.record);
+    const rec = parseRecord(row.record) as Rec;
     const name = rec.gen_ai?.tool?.name;
     if (typeof name !== 'string' || (row.method === 'stream' && rec.raw?.stream_item !== row.toolCallId)) return row;
     if (this.q('SELECT 1 FROM events WHERE id = ?').get(row.id)) return row; // a replay: the stored copy stays as it is
@@ -123,17 +125,4 @@ function marked(rec: Rec, raw: Record<string, string>, callId?: string): Rec {
   const out: Rec = { ...rec, raw: { ...(rec.raw ?? {}), ...raw } };
   if (callId !== undefined) out.gen_ai = { ...rec.gen_ai, tool: { ...rec.gen_ai?.tool, call: { ...rec.gen_ai?.tool?.call, id: callId } } };
   return out;
-}
-
-function tryParse(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
-}
-
-function parse(json: string): Rec {
-  const v = tryParse(json);
-  return typeof v === 'object' && v !== null ? (v as Rec) : {};
 }
