@@ -88,7 +88,7 @@ export async function benchReadCommands(historyEvents = 40_000, burstExports = 2
       out[`real_${key}_cpu_ratio`] = cpuOf([BEACON_BIN, ...commands[i]![1]]) / cpuOf(['bare']);
       return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}× (CPU ${out[`real_${key}_cpu_ratio`]!.toFixed(2)}×)`;
     });
-    const beforeParts = commands.map(([name], i) => {
+    const beforeParts = !against ? [] : commands.map(([name], i) => {
       const ms = median(before[i]!);
       out[`against_${name.split(' ')[0]!.replace('-', '_')}_ratio`] = ms / out.realReadBareNodeP50Ms!;
       return `${name} ${ms.toFixed(0)} ms = ${(ms / out.realReadBareNodeP50Ms!).toFixed(2)}× (CPU ${(cpuOf([against!, ...commands[i]![1]]) / cpuOf(['bare'])).toFixed(2)}×)`;
