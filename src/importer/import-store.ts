@@ -24,6 +24,8 @@ export interface StoreImported {
   /** bytes read from the store's files */
   bytes: number;
   tallies: Map<string, Tally>;
+  /** the reading threads that shared the work (parallel-import.ts); absent: read in the importing thread */
+  threads?: number;
 }
 
 export interface StoreImportOptions {

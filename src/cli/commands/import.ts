@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolveEventLogPath } from '../../config/paths';
 import { escapeControls } from '../../model/terminal';
-import { importStore, KINDS, type StoreImported } from '../../importer/import-store';
+import { KINDS, type StoreImported } from '../../importer/import-store';
+import { ReadingThreads, type ParallelOptions } from '../../importer/parallel-import';
 import { DryRunTarget, LogTarget } from '../../importer/target';
 import { StoreFollower, type FollowedStore } from '../../importer/follow';
 import type { WholeSource } from '../../importer/whole-import';
@@ -76,12 +77,13 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
     if (dryRun || sinceNs !== undefined) throw new BeaconError('usage', '--follow records everything from where each file was read: it takes no --dry-run or --since');
     return follow(stores.map((store) => ({ store, root: rootOf(store) })), databases.map((d) => databaseSource(d, pathOf(d))), new LogTarget(logPath), warn, io);
   }
+  const readers = new ReadingThreads(readingThreads(io.env));
   const target = dryRun ? new DryRunTarget(openLogForReading(logPath)) : new LogTarget(logPath, { batchFiles: true });
   const progress = new Progress(process.stderr.isTTY === true && !io.env.CI);
   try {
     for (const store of stores) {
       const root = rootOf(store);
-      const r = await importStore(store, root, {
+      const r = await readers.importStore(store, root, {
         target, warn, utc: values.utc === true, ...(sinceNs !== undefined ? { sinceNs } : {}),
         progress: (file, files, share) => progress.show(`${store.harness}: ${plural(file, 'file')} of ${files}, ${Math.round(share * 100)}%`),
       });
@@ -100,6 +102,7 @@ export async function run(argv: string[], io: Pick<CommandIO, 'env' | 'out' | 's
     if (spooled > 0) io.out(`${plural(spooled, 'event')} waited for the log's lock too long and went to its spool: the collector (or the next writer) commits them`);
   } finally {
     progress.clear();
+    await readers.close();
     target.close();
   }
   return 0;
@@ -129,6 +132,14 @@ async function follow(stores: FollowedStore[], wholes: WholeSource[], target: Lo
   return 0;
 }
 
+/** BEACON_IMPORT_THREADS: how many reading threads (0: none, the import in one thread); unset, one per core. */
+function readingThreads(env: NodeJS.ProcessEnv): ParallelOptions {
+  const v = env.BEACON_IMPORT_THREADS;
+  if (v === undefined || v === '') return {};
+  if (!/^\d{1,2}$/.test(v)) throw new BeaconError('usage', `BEACON_IMPORT_THREADS=${escapeControls(v)}: a number of threads (0 reads in one thread) was expected`);
+  return { threads: Number(v) };
+}
+
 function chosenStores(words: string[]): SessionStore[] {
   if (words.length === 0) return [...SESSION_STORES];
   const chosen = words.map((w) => sessionStoreNamed(w) ?? (databaseStoreNamed(w) ? undefined : sessionStoreNamed(expectPositional(spec, w, 'agent'))));
@@ -147,7 +158,8 @@ function report(out: (s: string) => void, store: SessionStore, root: string, r: 
   }
   // the bytes read say what a re-import costs: a file unchanged since its cursor is not read at all
   const unchanged = r.unchanged > 0 ? `, ${plural(r.unchanged, 'file')} unchanged since the last import` : '';
-  out(`${store.harness}: ${plural(r.files, 'session file')} under ${root}: read ${plural(r.bytes, 'byte')}${unchanged}`);
+  const threads = r.threads ? ` (${plural(r.threads, 'reading thread')})` : '';
+  out(`${store.harness}: ${plural(r.files, 'session file')} under ${root}: read ${plural(r.bytes, 'byte')}${threads}${unchanged}`);
   reportTallies(out, r.tallies, dryRun);
 }
 
