@@ -8,8 +8,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { benchCacheDir } from './fixture';
+import { insertFloor, parseFloor } from './import-floors';
 import { median } from './measure';
 import { generateMonth } from './month-of-use';
 import type { Truth } from './month-lines';
@@ -91,6 +92,12 @@ function race(m: ReturnType<typeof month>, cc: () => ReturnType<typeof timed>, l
   const bEnv = { ...process.env, HOME: empty, TZ: 'UTC' };
   const beacon = (args: string[]) => timed(process.execPath, [BEACON_BIN, ...args], bEnv);
   const first = beacon(['import', '--from', m.home, '--log', log]);
+  // the same first import in one thread (BEACON_IMPORT_THREADS=0), into a log of its own: what the reading threads bring
+  const oneLog = `${log}.one-thread.db`;
+  const oneThread = timed(process.execPath, [BEACON_BIN, 'import', '--from', m.home, '--log', oneLog], { ...bEnv, BEACON_IMPORT_THREADS: '0' });
+  for (const f of [oneLog, `${oneLog}-wal`, `${oneLog}-shm`]) rmSync(f, { force: true });
+  const parse = parseFloor(m.home);
+  const insert = insertFloor(log, dirname(log));
   const again = beacon(['import', '--from', m.home, '--log', log]);
   const usage = [0, 1, 2, 3, 4].map(() => beacon(['token-usage', '--by', 'day', '--log', log]));
   const usageMs = median(usage.map((u) => u.ms));
@@ -102,12 +109,15 @@ function race(m: ReturnType<typeof month>, cc: () => ReturnType<typeof timed>, l
     ccusageDailyMs: ccMs, ccusageDailyCpuMs: ccCpu, firstImportMs: first.ms, firstImportCpuMs: first.cpuMs, reimportMs: again.ms, reimportCpuMs: again.cpuMs,
     monthTokenUsageMs: usageMs, monthTokenUsageCpuMs: usageCpu,
     firstImportRatio: first.ms / ccMs, reimportRatio: again.ms / ccMs, monthTokenUsageRatio: usageMs / ccMs,
+    firstImportOneThreadMs: oneThread.ms, firstImportOneThreadCpuMs: oneThread.cpuMs, parseFloorMs: parse.ms, insertFloorMs: insert.ms,
     firstImportCpuRatio: first.cpuMs / ccCpu, reimportCpuRatio: again.cpuMs / ccCpu, monthTokenUsageCpuRatio: usageCpu / ccCpu,
   };
   const both = (ms: number, cpu: number, goal: string) => `${s(ms)} wall, ${s(cpu)} CPU = ${(ms / ccMs).toFixed(2)}× ccusage's wall time, ${(cpu / ccCpu).toFixed(2)}× its CPU time (goal ${goal})`;
   console.log(`a month of heavy use: ${calls.toLocaleString('en-US')} model calls, ${m.files.toLocaleString('en-US')} session files (Claude Code transcripts, Codex rollouts), ${r.monthMb.toFixed(0)} MB; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on this machine's cores`);
   console.log(`  ${ccusageVersion()} daily --json: ${s(ccMs)} wall, ${s(ccCpu)} CPU (medians of ${ccRuns.map((x) => s(x.ms)).join(', ')}); its tokens hold the truth in ${agreement(m.truth, ccusageReportCells(JSON.parse(ccRuns[1]!.stdout)), false)}`);
   console.log(`  beacon import, first: ${both(first.ms, first.cpuMs, '≤ 2×')}`);
+  console.log(`    the same import in one thread (BEACON_IMPORT_THREADS=0): ${both(oneThread.ms, oneThread.cpuMs, 'none: the baseline of the threads')}; the threads' import took ${(first.ms / oneThread.ms).toFixed(2)}× its wall time`);
+  console.log(`    floors, whatever the importer (one thread, in this process): reading and JSON.parse of all ${parse.count.toLocaleString('en-US')} lines ${s(parse.ms)} wall, ${s(parse.cpuMs)} CPU = ${(parse.ms / ccMs).toFixed(2)}× ccusage's wall time; writing the import's ${insert.count.toLocaleString('en-US')} rows into the events table with no index or trigger (2,000-row transactions) ${s(insert.ms)} wall, ${s(insert.cpuMs)} CPU = ${(insert.ms / ccMs).toFixed(2)}×; the two = ${((parse.ms + insert.ms) / ccMs).toFixed(2)}× ccusage's wall time, ${((parse.cpuMs + insert.cpuMs) / ccCpu).toFixed(2)}× its CPU time`);
   console.log(`  beacon import again, files unchanged: ${both(again.ms, again.cpuMs, '≤ 0.2×')}; added ${added.toLocaleString('en-US')} events`);
   console.log(`  beacon token-usage --by day afterwards: ${both(usageMs, usageCpu, '≤ 0.1×')} (median of 5); its tokens hold the truth in ${agreement(m.truth, beaconReportCells(report), true)}`);
   return r;
