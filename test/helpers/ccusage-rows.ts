@@ -63,7 +63,7 @@ export const CCUSAGE_ROWS: readonly CcusageRow[] = [
       const c = { ...b, cacheWrite: b.cacheWrite - (claudeBreakdownShortfall(home).get(at) ?? 0), reasoning: null };
       return { ...c, total: four(c) };
     },
-    why: 'ccusage takes the cache write from usage.cache_creation{ephemeral_5m,ephemeral_1h} where the transcript has that breakdown, Beacon from cache_creation_input_tokens (the total the API bills); the lab\'s mock sends no breakdown, so Claude Code writes it as zeros. ccusage reports no reasoning for Claude.',
+    why: 'ccusage reports no reasoning for Claude (the Anthropic API reports none). The cache write agrees: ccusage takes it from the usage.cache_creation{ephemeral_5m,ephemeral_1h} breakdown, Beacon from cache_creation_input_tokens (the total the API bills), and the lab\'s mock sends both as the API does; a transcript whose breakdown falls short of the total (an API that sends none) would differ by the shortfall.',
   },
   {
     agent: 'codex',

@@ -418,7 +418,9 @@ const WIRES: Record<Wire, (s: Script) => Answer> = {
 
   anthropic(s) {
     const u = s.usage;
-    const startUsage = { input_tokens: u.input, cache_creation_input_tokens: u.cacheCreation, cache_read_input_tokens: u.cached, output_tokens: 1 };
+    // as the Messages API sends it: the cache write with its breakdown by lifetime (all 5-minute here),
+    // which Claude Code copies into its transcript and ccusage counts the cache write from
+    const startUsage = { input_tokens: u.input, cache_creation_input_tokens: u.cacheCreation, cache_read_input_tokens: u.cached, cache_creation: { ephemeral_5m_input_tokens: u.cacheCreation, ephemeral_1h_input_tokens: 0 }, output_tokens: 1 };
     const msg = { id: s.id, type: 'message', role: 'assistant', model: s.model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: startUsage };
     const stream: Array<[string, unknown]> = [];
     const ev = (type: string, data: Json) => stream.push([type, { type, ...data }]);
