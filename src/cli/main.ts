@@ -36,6 +36,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       process.stderr.write(`${usage()}\n`);
       return 2;
     }
+    // doctor's slowest probe starts before doctor's modules load (doctor-prestart.ts)
+    if (word === 'doctor') (require('./doctor-prestart') as typeof import('./doctor-prestart')).prestartDoctorProbes(rest, env);
     const command = loadCommand(word);
     if (!command?.spec.ownsStdout) quietOnClosedPipe();
     if (!command) throw new BeaconError('usage', `unknown command "${word}"${didYouMean(word, COMMAND_NAMES)}`);

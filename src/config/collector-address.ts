@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { BeaconError, isBeaconError } from '../model/errors';
 import { readChecked } from '../model/file-checks';
-import { socketInodesOf } from '../model/socket-owner';
 import { isLoopback, isWildcard } from './hosts';
 
 /**
@@ -84,7 +83,8 @@ export function isRunning(a: CollectorAddress): boolean {
  * another user listening there while the collector was down was reported as the collector).
  */
 export function holdsSocket(a: CollectorAddress, inodes: readonly number[]): boolean {
-  const held = socketInodesOf(a.pid);
+  // loaded here, not with the address file's path (launcher-guard.ts, doctor's launcher prestart): node:fs/promises and the /proc reader
+  const held = (require('../model/socket-owner') as typeof import('../model/socket-owner')).socketInodesOf(a.pid);
   return inodes.some((i) => held.has(i));
 }
 

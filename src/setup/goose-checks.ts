@@ -1,9 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { escapeControls } from '../model/terminal';
 import type { Check } from './doctor';
-import { isBeaconCommand, type HookCommand } from './goose-hooks-file';
-import { probeLauncher } from './launcher-probe';
-import { gooseDesktopApps } from './goose-paths';
+import { commandsIn, isBeaconCommand, parseHookCommand, type HookCommand } from './goose-hooks-file';
+import { prestartLauncher, probeLauncher } from './launcher-probe';
+import { gooseDesktopApps, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
 import { findOnPath, isExecutable } from '../model/executables';
 
 /**
@@ -43,6 +44,37 @@ export interface ActivePlugin {
   reinstall: string;
 }
 
+/** Beacon's plugin as goose finds it: each scope's hooks file that exists (project first), the commands of the first. */
+export function goosePluginFiles(env: NodeJS.ProcessEnv, cwd: string) {
+  const loc = gooseLocations(env, cwd);
+  const scopes = [
+    { name: 'project', agents: loc.projectAgentsDir },
+    { name: 'user', agents: loc.userAgentsDir },
+  ].map((s) => ({ ...s, file: hooksFile(s.agents), root: pluginRoot(s.agents) }));
+  const present = scopes.filter((s) => existsSync(s.file));
+  const active = present[0]; // goose takes project scope first and deduplicates by name
+  const commands = active ? commandsIn(readFileSync(active.file, 'utf8')) : [];
+  return { scopes, present, active, commands, ours: commands.map(parseHookCommand).filter((c) => c !== undefined) };
+}
+
+/** Whether launcherChecks runs `launcher`: the hooks file names it, and only it. */
+function runsOnly(commands: HookCommand[], launcher: string, cwd: string): boolean {
+  return commands.length > 0 && commands.every((c) => resolve(cwd, c.launcher) === launcher);
+}
+
+/**
+ * `beacon doctor [goose]` starts goose's launcher run before it loads its other checks' modules
+ * (main.ts): where goose's doctor will run it (a plugin whose commands name only Beacon's launcher;
+ * such a plugin is also what makes goose found), launcher-probe.ts starts it now for launcherChecks.
+ */
+export function prestartGooseLauncher(env: NodeJS.ProcessEnv, cwd: string, launcher: string): void {
+  try {
+    if (runsOnly(goosePluginFiles(env, cwd).ours, launcher, cwd)) prestartLauncher(launcher);
+  } catch {
+    // an unreadable hooks file: goose's doctor reads it again and says so
+  }
+}
+
 /**
  * The launcher check, from what the active hooks file names (issue 29 item 1): doctor runs nothing a
  * hooks file names — a project's plugin, a repository's `bin/beacon-hooks`, would run as the user —
@@ -53,8 +85,8 @@ export interface ActivePlugin {
 export async function launcherChecks(plugin: ActivePlugin, commands: HookCommand[], launcher: string, cwd: string): Promise<Check[]> {
   const { file, root, reinstall } = plugin;
   if (commands.length === 0) return [{ id: 'plugin-command', status: 'fail', message: `${file} has no beacon-hooks --platform goose command`, fix: reinstall }];
-  const elsewhere = [...new Set(commands.map((c) => c.launcher).filter((l) => resolve(cwd, l) !== launcher))];
-  if (elsewhere.length > 0) {
+  if (!runsOnly(commands, launcher, cwd)) {
+    const elsewhere = [...new Set(commands.map((c) => c.launcher).filter((l) => resolve(cwd, l) !== launcher))];
     const named = elsewhere.map((l) => escapeControls(isAbsolute(l) ? l : `${l} (${resolve(cwd, l)} in a session started here)`)).join(', ');
     return [{
       id: 'plugin-command', status: 'fail',

@@ -6,11 +6,10 @@ import { commandVersionCheck } from './agent-version';
 import { goose as gooseSpec } from './agents/goose';
 import { exportChecks } from './export-check';
 import { forwardChecks } from './forward-checks';
-import { foreignHookChecks, gooseBinaryCheck, launcherChecks } from './goose-checks';
+import { foreignHookChecks, gooseBinaryCheck, goosePluginFiles, launcherChecks } from './goose-checks';
 import { readGooseConfig, type GooseConfigView } from './goose-config';
 import { environmentChecks, judgeEndpoint } from './goose-env-checks';
-import { commandsIn, parseHookCommand } from './goose-hooks-file';
-import { PLUGIN_NAME, gooseLocations, hooksFile, pluginRoot } from './goose-paths';
+import { PLUGIN_NAME, gooseLocations } from './goose-paths';
 
 /**
  * `beacon doctor goose` (agents/goose.ts, its ownSetup): the collector's checks, then goose's own —
@@ -61,19 +60,11 @@ function otlpConfigChecks(view: GooseConfigView, base: string): Check[] {
 }
 
 async function pluginChecks(ctx: DoctorContext, config: () => GooseConfigView): Promise<Check[]> {
-  const loc = gooseLocations(ctx.env, ctx.cwd);
-  const scopes = [
-    { name: 'project', agents: loc.projectAgentsDir },
-    { name: 'user', agents: loc.userAgentsDir },
-  ].map((s) => ({ ...s, file: hooksFile(s.agents), root: pluginRoot(s.agents) }));
-  const present = scopes.filter((s) => existsSync(s.file));
-  if (present.length === 0) {
+  const { scopes, present, active, commands, ours } = goosePluginFiles(ctx.env, ctx.cwd);
+  if (!active) {
     return [{ id: 'plugin', status: 'fail', message: `no ${PLUGIN_NAME} plugin at ${scopes.map((s) => s.file).join(' or ')}: prompts and tool calls are not recorded`, fix: 'beacon install goose' }];
   }
-  const active = present[0]!; // goose takes project scope first and deduplicates by name
-  const commands = commandsIn(readFileSync(active.file, 'utf8'));
-  const ours = commands.map(parseHookCommand).filter((c) => c !== undefined);
-  // The launcher starts before anything else is read: its Node.js start is the longest of doctor's waits.
+  // The launcher starts before anything else is read (if main.ts did not start it already): its Node.js start is the longest of doctor's waits.
   const reinstall = `beacon install goose${active.name === 'project' ? ' --scope project' : ''}`;
   const command = launcherChecks({ ...active, reinstall }, ours, hooksLauncherPath(ctx.env), ctx.cwd);
 

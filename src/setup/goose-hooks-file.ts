@@ -1,7 +1,10 @@
 import { readdirSync, rmdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BeaconError } from '../model/errors';
-import { readInTree, removeInTree, writeInTree, type TreeOptions } from '../model/tree-files';
+import type { TreeOptions } from '../model/tree-files';
+
+/** The install's file writer (node:crypto, the group lookup): loaded when used, not by doctor's launcher prestart (issue 33). */
+const treeFiles = () => require('../model/tree-files') as typeof import('../model/tree-files');
 import { pluginRoot } from './goose-paths';
 import { shellQuote } from '../model/shell-quote';
 import { sourceLauncherChecked } from './launcher-guard';
@@ -123,7 +126,7 @@ export interface InstallResult {
 
 /** hooks.json through the checked tree (model/tree-files.ts): never through a symlink, never in a directory others may write. */
 const MAX_HOOKS_BYTES = 1 << 20;
-const readHooks = (file: string, tree: TreeOptions) => readInTree(file, MAX_HOOKS_BYTES, tree)?.toString('utf8');
+const readHooks = (file: string, tree: TreeOptions) => treeFiles().readInTree(file, MAX_HOOKS_BYTES, tree)?.toString('utf8');
 
 /** The commands in a hooks file that Beacon did not write. */
 const foreignCommands = (text: string): string[] => commandsIn(text).filter((c) => !isBeaconCommand(c));
@@ -145,7 +148,7 @@ export function checkInstallable(file: string, tree: TreeOptions = {}): string |
 /** Writes the hooks file; refuses (naming them) when it holds commands Beacon did not write. */
 export function installHooksFile(file: string, content: string, tree: TreeOptions = {}): InstallResult {
   if (checkInstallable(file, tree) === content) return { file, changed: false };
-  writeInTree(file, content, { ...tree, newMode: 0o644 });
+  treeFiles().writeInTree(file, content, { ...tree, newMode: 0o644 });
   return { file, changed: true };
 }
 
@@ -157,7 +160,7 @@ export function uninstallHooksFile(file: string, agentsDir: string, tree: TreeOp
   if (foreign.length > 0) {
     throw new BeaconError('bad_data', `refusing to remove ${file}: it holds hooks Beacon did not write:\n  ${foreign.join('\n  ')}`);
   }
-  removeInTree(file, tree);
+  treeFiles().removeInTree(file, tree);
   const top = pluginRoot(agentsDir);
   for (let dir = dirname(file); dir.startsWith(top); dir = dirname(dir)) {
     if (readdirSync(dir).length > 0) break;

@@ -1,4 +1,4 @@
-import { BEACON_GOOSE_PLUGIN } from '../sources/goose/hook-health';
+import { BEACON_GOOSE_PLUGIN } from '../sources/goose/plugin-name';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 

@@ -47,6 +47,34 @@ describe('beacon doctor: probes side by side, one report order', () => {
     assert.ok(got.includes('plugin-command') && got.includes('event-log'), got.join(', '));
   });
 
+  it('starts the launcher before it loads its checks\' modules, and reports that run where it always did (issue 33)', () => {
+    const { h, log } = homeWithSlowLauncher(0);
+    // a preload that notes, in this process's order, the launcher's spawn and the loading of doctor's modules
+    const dir = tempDir('doctor-order-');
+    const steps = join(dir, 'steps');
+    const preload = join(dir, 'preload.js');
+    writeFileSync(preload, `const fs = require('fs'), cp = require('child_process'), M = require('module');
+const note = (s) => fs.appendFileSync(${JSON.stringify(steps)}, s + '\\n');
+const spawn = cp.spawn;
+cp.spawn = function (cmd, args, ...rest) { if (cmd === 'sh' && String(args && args[1]).startsWith('set -- --version;')) note('launcher'); return spawn.call(this, cmd, args, ...rest); };
+const load = M._load;
+M._load = function (request) { const m = /(commands\\/doctor|goose-doctor)$/.exec(request); if (m) note(m[1]); return load.apply(this, arguments); };
+`);
+    const args = ['doctor', '--json', '--log', log, '--port', '1'];
+    const r = beaconIn(h, args, { NODE_OPTIONS: `--require ${preload}` });
+    assert.equal(r.status, 1, r.stderr);
+    const order = readFileSync(steps, 'utf8').trim().split('\n');
+    assert.deepEqual(order, ['launcher', 'commands/doctor', 'goose-doctor'], 'one launcher run, started first');
+    const got = ids(r.stdout);
+    assert.deepEqual(got, inOrder(got));
+    assert.match(r.stdout, /"id":"plugin-command","status":"ok","message":"\d+ hook commands run [^"]+, which answers \(beacon-hooks 0\.0\.0-test\)"/);
+    // named, goose's doctor takes the early run too
+    writeFileSync(steps, '');
+    const named = beaconIn(h, ['doctor', 'goose', '--json', '--log', log, '--port', '1'], { NODE_OPTIONS: `--require ${preload}` });
+    assert.equal(named.status, 1, named.stderr);
+    assert.deepEqual(readFileSync(steps, 'utf8').trim().split('\n'), ['launcher', 'commands/doctor', 'goose-doctor']);
+  });
+
   it('keeps that order when the collector answers after the launcher', async () => {
     const { h, log } = homeWithSlowLauncher(0);
     // a /health that answers late (within doctor's 1.5 s): the launcher has long answered by then

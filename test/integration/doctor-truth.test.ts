@@ -9,7 +9,8 @@ import { jsonl, startCollector } from '../helpers/daemon';
 import { beaconIn, fakeHome, type Home } from '../helpers/fake-home';
 import { BEACON_BIN, tempDir } from '../helpers/paths';
 import { EventLog } from '../../src/store/log/event-log';
-import { LOG_COUNT_SQL, NEWEST_OF_METHOD_SQL } from '../../src/setup/doctor';
+import { LOG_COUNT_SQL, NEWEST_OF_METHOD_SQL, RECENT_ACTIVITY_SQL, logChecks } from '../../src/setup/doctor';
+import { beaconRows } from '../helpers/beacon-rows';
 
 const beacon = beaconIn;
 
@@ -137,20 +138,42 @@ describe('beacon doctor tells the truth', () => {
   });
 });
 
-describe('beacon doctor reads the log by its indexes (issue 25)', () => {
-  it('the collection check neither scans the table nor sorts: the time index newest-first, the count from a covering index', () => {
+describe('beacon doctor reads the log by its indexes (issues 25, 33)', () => {
+  it('the collection check neither scans the table nor sorts: the time index (a range, then newest-first before it), the count from a covering index', () => {
     const path = join(tempDir('doctor-plan-'), 'events.db');
     EventLog.open(path).close();
     const log = EventLog.open(path, { readonly: true });
     try {
-      for (const sql of [NEWEST_OF_METHOD_SQL, LOG_COUNT_SQL]) {
-        const plan = (log.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(sql.includes('?') ? ['otlp'] : [])) as { detail: string }[]).map((r) => r.detail).join('; ');
+      const args: [string, unknown[]][] = [[RECENT_ACTIVITY_SQL, ['hook.failed', 'hook.failed', 0n]], [NEWEST_OF_METHOD_SQL, [0n, 'otlp']], [LOG_COUNT_SQL, []]];
+      for (const [sql, params] of args) {
+        const plan = (log.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
         assert.match(plan, /USING (COVERING )?INDEX/, `${sql}: ${plan}`);
         assert.doesNotMatch(plan, /TEMP B-TREE/, `${sql}: ${plan}`);
       }
     } finally {
       log.close();
     }
+  });
+
+  it('one walk of the last 24 h: the newest of each path inside or before it, the hook failures inside it only (issue 33)', () => {
+    const path = join(tempDir('doctor-walk-'), 'events.db');
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const hour = 3_600_000_000_000n;
+    const rows = (prefix: string, method: 'otlp' | 'hook', action: string, ...ts: bigint[]) =>
+      beaconRows(ts.length, prefix, (i) => ts[i]!).map((r) => ({ ...r, method, action }));
+    const log = EventLog.open(path);
+    // hooks only before the window (30 h and 50 h ago), OTLP inside it and one ahead of the clock
+    log.append([
+      ...rows('hook', 'hook', 'command.executed', now - 30n * hour, now - 50n * hour),
+      ...rows('otlp', 'otlp', 'model.invoked', now - 2n * hour, now + hour),
+      ...rows('old-failure', 'hook', 'hook.failed', now - 40n * hour),
+      ...rows('failure', 'otlp', 'hook.failed', now - 3n * hour, now - 5n * hour),
+    ]);
+    log.close();
+    const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+    const byId = new Map(logChecks(path).map((c) => [c.id, c]));
+    assert.equal(byId.get('collection')!.message, `last otlp event ${iso(now + hour)}; last hook event ${iso(now - 30n * hour)} (7 events in the log)`);
+    assert.match(byId.get('hook-failures')!.message, new RegExp(`^your hooks failed 2 times in the last 24 h, last ${iso(now - 3n * hour).replace(/\./g, '\\.')}:`));
   });
 });
 

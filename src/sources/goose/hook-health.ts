@@ -4,10 +4,9 @@ import type { SpanRecord } from '../../model/span';
 import { stringAttr } from '../attributes';
 import { otlpRecord } from '../otlp-record';
 import { HOOK_FAILED } from '../hook-adapter';
+import { BEACON_GOOSE_PLUGIN } from './plugin-name';
 
-/** The plugin name goose reports for Beacon's hooks (the installer's `.agents/plugins/<name>`). */
-export const BEACON_GOOSE_PLUGIN = 'beacon-endpoint';
-
+export { BEACON_GOOSE_PLUGIN };
 
 const HOOK_ERRORS = new Set(['hook_exit', 'hook_execution_error']);
 
