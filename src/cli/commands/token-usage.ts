@@ -140,7 +140,7 @@ async function readUsage(path: string, filter: UsageFilter, by: ReportGrouping, 
     const blocks = by === 'block' ? queryUsageBlocks(log.db, filter) : [];
     const rows = by === 'repository' ? queryUsageByRepository(log.db, filter)
       : by === 'block' ? blocks.flatMap((b) => b.rows.map((r) => ({ ...r, grp: blockLabel(b.startNs, utc) })))
-      : queryUsage(log.db, filter, by);
+      : queryUsage(log.db, filter, by, CALENDARS.has(by) ? { utc } : undefined); // a calendar's rows per unit: labelled as its first quarter hour
     return {
       rows,
       blocks,
