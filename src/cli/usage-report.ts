@@ -95,8 +95,11 @@ export function groupRows(rows: readonly UsageRow[], keyOf: (r: UsageRow) => str
   const groups = new Map<string | null, UsageGroup>();
   const totals = emptyGroup('total');
   const perModel = new Map<UsageGroup, Map<string | null, UsageGroup>>();
+  const matches = new Map<string, ReturnType<typeof matchModel>>(); // rows repeat a few (model, provider) pairs
   for (const r of rows) {
-    const m = matchModel(r.model, r.provider, o.catalog, o.overrides);
+    const pair = JSON.stringify([r.model, r.provider]);
+    let m = matches.get(pair);
+    if (!m) matches.set(pair, (m = matchModel(r.model, r.provider, o.catalog, o.overrides)));
     const estimate = m.priced ? estimateCost(r, m.rates) : undefined;
     const name = r.model ?? '(no model)';
     const key = keyOf(r);

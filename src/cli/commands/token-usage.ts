@@ -7,18 +7,25 @@ import { loadCatalog, loadOverrides, overridesPath } from '../../pricing/catalog
 import { costDecimals, costRounder } from '../../pricing/precision';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
-import { reconcileSession, reconciliationLine } from '../../store/queries/session-total';
 import { plural } from '../format';
 import { noLogMessage, openLogForReading, timeRange } from '../log-access';
 import { tableWidth } from '../table';
-import { activeBlockLines, addBlocks, blockLabel } from '../usage-blocks';
 import { emptyGroup, groupRows, merge, modelKey, usageFooter, usageTable, type UsageGroup } from '../usage-report';
 import { EventLog } from '../../store/log/event-log';
-import { queryModelDurations } from '../../store/queries/latency';
+import { STORE_SCHEMA_VERSION } from '../../store/log/schema';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
-import { queryUsageBlocks } from '../../store/queries/usage-blocks';
-import { queryUsageByRepository, sessionFacts } from '../../store/queries/usage-origins';
 import { compareLabels } from '../../model/digits';
+
+/**
+ * What only some reports use, loaded when they run (a plain `--by day` is timed against a bare Node
+ * start, issue 33): the blocks, the latency, the sessions' origins (the sessions query's modules)
+ * and goose's session total.
+ */
+const blocksReport = () => require('../usage-blocks') as typeof import('../usage-blocks');
+const blocksQuery = () => require('../../store/queries/usage-blocks') as typeof import('../../store/queries/usage-blocks');
+const latencyQuery = () => require('../../store/queries/latency') as typeof import('../../store/queries/latency');
+const originsQuery = () => require('../../store/queries/usage-origins') as typeof import('../../store/queries/usage-origins');
+const sessionTotal = () => require('../../store/queries/session-total') as typeof import('../../store/queries/session-total');
 
 /** The store's groupings, and two made from them: repository (each session's) and ccusage's 5-hour blocks. */
 type ReportGrouping = UsageGrouping | 'repository' | 'block';
@@ -69,14 +76,13 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
     out(noLogMessage(path));
     return 0;
   }
-  reader?.close();
   const nowNs = BigInt(Date.now()) * 1_000_000n;
-  const read = reader ? await readUsage(path, filter, by, utc) : { rows: [], latency: new Map(), stream: { count: 0, latest: [] }, blocks: [] };
+  const read = reader ? await readUsage(reader, filter, by, utc) : { rows: [], latency: new Map(), stream: { count: 0, latest: [] }, blocks: [] };
 
   const keyOf = (r: UsageRow) => (by === 'model' ? modelKey(r) : CALENDARS.has(by) ? calendarLabel(Number(BigInt(r.grp!) * QUARTER_HOUR_NS / 1_000_000n), by as Calendar, utc) : (r.grp as string | null));
   const { groups, totals } = groupRows(read.rows, keyOf, { catalog, overrides, breakdown: values.breakdown === true && by !== 'model' });
   if (by === 'model') addLatency(groups, read.latency);
-  if (by === 'block') addBlocks(groups, read.blocks, nowNs, utc);
+  if (by === 'block') blocksReport().addBlocks(groups, read.blocks, nowNs, utc);
   let list = [...groups.values()];
   list.sort(CALENDARS.has(by) || by === 'block' ? (a, b) => compareLabels(String(a.key), String(b.key)) : (a, b) => b.total_tokens - a.total_tokens || compareLabels(String(a.key), String(b.key)));
   // --top: the rest is summed into one "others" group, so the groups shown still add up to the total.
@@ -107,7 +113,7 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
     },
   };
   // With --session: goose's own session total (its newest stream report) beside the per-call sum.
-  const reconciliation = values.session !== undefined ? reconcileSession(report.stream_reports.latest[0], totals.model_calls, totals.total_tokens) : undefined;
+  const reconciliation = values.session !== undefined ? sessionTotal().reconcileSession(report.stream_reports.latest[0], totals.model_calls, totals.total_tokens) : undefined;
   if (values.json) {
     // costs to the catalog's precision: the digits past it are floating-point noise of the sums
     out(JSON.stringify(reconciliation ? { ...report, session_reconciliation: reconciliation } : report, costRounder(costDecimals(catalog, overrides))));
@@ -119,32 +125,41 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   out(usageTable(others ? [...report.groups, others] : report.groups, totals, by, width));
   out('');
   const extra = [
-    ...(reconciliation ? [reconciliationLine(reconciliation)] : []),
+    ...(reconciliation ? [sessionTotal().reconciliationLine(reconciliation)] : []),
     ...(read.stream.count > 0 ? [`stream reports: ${plural(read.stream.count, 'goose stream-json run')} reported session-cumulative usage (not added above); see --json`] : []),
-    ...(by === 'block' ? activeBlockLines(list) : []),
+    ...(by === 'block' ? blocksReport().activeBlockLines(list) : []),
   ];
   const catalogText = `${report.price_catalog.source} @ ${catalog.source.commit.slice(0, 8)} (${catalog.source.content_as_of})${overrides ? ` and your overrides ${overrides.path}` : ''}`;
   for (const line of usageFooter({ totals, catalogText, overridesHint: overridesPath(env), extra }, width)) out(line);
   return 0;
 }
 
-/** The usage sums (the rollup and the usage index), the model calls' latency (by model only), the blocks (by block) and goose's stream reports. */
-async function readUsage(path: string, filter: UsageFilter, by: ReportGrouping, utc: boolean) {
-  let log: EventLog;
-  try {
-    log = EventLog.open(path); // read-write so an older log gets its rollup and indexes (a one-time migration)
-  } catch {
-    log = EventLog.open(path, { readonly: true });
+/**
+ * The usage sums (the rollup and the usage index), the model calls' latency (by model only), the
+ * blocks (by block) and goose's stream reports. On the read-only connection the command opened when
+ * its log is of this Beacon's schema; an older log is opened read-write instead, so it gets its rollup
+ * and indexes (a one-time migration), or read-only again when it cannot be written. One connection,
+ * not two: each open prepares the writer's statements and reads the schema (~10 ms of a `--by day`).
+ */
+async function readUsage(reader: EventLog, filter: UsageFilter, by: ReportGrouping, utc: boolean) {
+  let log = reader;
+  if (reader.db.pragma('user_version', { simple: true }) !== STORE_SCHEMA_VERSION) {
+    reader.close();
+    try {
+      log = EventLog.open(reader.path);
+    } catch {
+      log = EventLog.open(reader.path, { readonly: true });
+    }
   }
   try {
-    const blocks = by === 'block' ? queryUsageBlocks(log.db, filter) : [];
-    const rows = by === 'repository' ? queryUsageByRepository(log.db, filter)
-      : by === 'block' ? blocks.flatMap((b) => b.rows.map((r) => ({ ...r, grp: blockLabel(b.startNs, utc) })))
-      : queryUsage(log.db, filter, by);
+    const blocks = by === 'block' ? blocksQuery().queryUsageBlocks(log.db, filter) : [];
+    const rows = by === 'repository' ? originsQuery().queryUsageByRepository(log.db, filter)
+      : by === 'block' ? blocks.flatMap((b) => b.rows.map((r) => ({ ...r, grp: blocksReport().blockLabel(b.startNs, utc) })))
+      : queryUsage(log.db, filter, by, CALENDARS.has(by) ? { utc } : undefined); // a calendar's rows per unit: labelled as its first quarter hour
     return {
       rows,
       blocks,
-      latency: by === 'model' ? await latencyOf(queryModelDurations(log.db, filter)) : new Map<string | null, UsageGroup['latency_ms']>(),
+      latency: by === 'model' ? await latencyOf(latencyQuery().queryModelDurations(log.db, filter)) : new Map<string | null, UsageGroup['latency_ms']>(),
       stream: queryStreamReports(log.db, filter),
     };
   } finally {
@@ -157,7 +172,7 @@ async function readUsage(path: string, filter: UsageFilter, by: ReportGrouping, 
  * the d3 scales' own library; an ES module, hence import()). d3 reads only the ranks it interpolates
  * between, each one read of the store's ordered durations, so the log must still be open.
  */
-async function latencyOf(durations: ReturnType<typeof queryModelDurations>): Promise<Map<string | null, UsageGroup['latency_ms']>> {
+async function latencyOf(durations: ReturnType<ReturnType<typeof latencyQuery>['queryModelDurations']>): Promise<Map<string | null, UsageGroup['latency_ms']>> {
   const { quantileSorted } = await import('d3-array');
   const out = new Map<string | null, UsageGroup['latency_ms']>();
   for (const d of durations.values()) {
@@ -180,7 +195,7 @@ function addSessionFacts(path: string, groups: UsageGroup[], rows: readonly Usag
   for (const r of rows) if (r.model !== null) models.set(r.grp, (models.get(r.grp) ?? new Set()).add(r.model));
   const log = EventLog.open(path, { readonly: true });
   try {
-    const facts = sessionFacts(log.db, groups.flatMap((g) => (g.key === null ? [] : [g.key])));
+    const facts = originsQuery().sessionFacts(log.db, groups.flatMap((g) => (g.key === null ? [] : [g.key])));
     const time = (ns: bigint) => (json ? formatTimestamp(ns) : formatDisplayTime(ns, utc).slice(0, 16));
     for (const g of groups) {
       const f = g.key === null ? undefined : facts.get(g.key);
