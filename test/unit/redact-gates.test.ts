@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ASSIGNMENT, nextAssignment } from '../../src/redact/assignment';
 import { hasBase64Run } from '../../src/redact/rule-set';
 import { redactText } from '../../src/redact/secrets';
+import { NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
 import { rng } from '../helpers/rng';
 
 
@@ -34,5 +36,44 @@ describe('redaction gates', () => {
   it('a named pair with a "value" but no comma, and a list pair with a comma but no "value", are both still redacted', () => {
     assert.doesNotMatch(redactText('- name: DB_PASSWORD\n  value: hunter2-Secret-9'), /hunter2/);
     assert.doesNotMatch(redactText('headers = [("Authorization", "token ghx_0a1b2c3d4e5f6a7b8c9d")]'), /0a1b2c3d4e5f/);
+  });
+  it('nextAssignment finds what the assignment regex finds from every resume point: quotes, escapes, blanks, long names, operators in a row', () => {
+    const next = rng(20261203);
+    // the pieces a match is made of, what breaks one, and what the lookbehind refuses
+    const pieces = ['token', 'api_key', 'pw', 'a-b', 'x.y', '$v', '_', 'Z9', 'n'.repeat(80), 'm'.repeat(83), '"', "'", '`', '\\"', '\\', ']', '[', ' ', '\t', '  ', ':', '=', ':=', '=>', '==', '::', ',', '\n', '{', '-', '.', 'é', '\u{1F600}', '9'];
+    const all = (s: string, resumes: number[]) => {
+      const re = new RegExp(ASSIGNMENT.source, 'g');
+      const a: string[] = [];
+      const b: string[] = [];
+      let m: RegExpExecArray | null;
+      let from = 0;
+      for (let i = 0; (m = (re.lastIndex = from, re.exec(s))) !== null; i++) {
+        a.push(`${m.index}:${JSON.stringify([...m])}`);
+        from = Math.max(m.index + m[0].length, resumes[i] ?? 0);
+      }
+      from = 0;
+      for (let i = 0; (m = nextAssignment(s, from)) !== null; i++) {
+        b.push(`${m.index}:${JSON.stringify([...m])}`);
+        from = Math.max(m.index + m[0].length, resumes[i] ?? 0);
+      }
+      assert.deepEqual(b, a, JSON.stringify(s));
+      return a.length;
+    };
+    let matches = 0;
+    for (let t = 0; t < 20000; t++) {
+      let s = '';
+      for (let n = Math.floor(next() * 24); n >= 0; n--) s += pieces[Math.floor(next() * pieces.length)];
+      // a detector resumes past a value it redacted: jump ahead now and then
+      const resumes = Array.from({ length: 8 }, () => (next() < 0.3 ? Math.floor(next() * (s.length + 2)) : 0));
+      matches += all(s, resumes);
+      // and from every start
+      for (let from = 0; from <= s.length && t % 10 === 0; from++) {
+        const re = new RegExp(ASSIGNMENT.source, 'g');
+        re.lastIndex = from;
+        assert.deepEqual(JSON.stringify(nextAssignment(s, from)), JSON.stringify(re.exec(s)), `${JSON.stringify(s)} from ${from}`);
+      }
+    }
+    assert.ok(matches > 5000, `generated inputs hold matches (${matches})`);
+    for (const x of [...SECRET_SHAPES.map((v) => v.text), ...NEAR_MISSES.map((v) => (typeof v === 'string' ? v : v.text))]) all(x, []);
   });
 });
