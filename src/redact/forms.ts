@@ -185,15 +185,22 @@ function closesList(s: string, at: number): boolean {
   return s[q] === ']' || s[q] === ')';
 }
 
+/** What the name/value patterns need (a `value` word and a `:`): without it, none can match (a test holds it). */
+export const mayHoldNamedValue = (s: string) => s.includes(':') && /value/i.test(s);
+/** What the list and argv pairs need (a `,` between two items and a quote): without it, neither can match. */
+export const mayHoldPair = (s: string) => s.includes(',') && (s.includes('"') || s.includes("'"));
+/** The patterns those gates stand in front of (for that test). */
+export const NAMED_PAIR_PATTERNS = { namedValue: [NAMED_VALUE_JSON, NAMED_VALUE_YAML, VALUE_THEN_NAME], pair: [LIST_PAIR, ARGV_PAIR] };
+
 /** Secrets named by the data beside them rather than by their key (issue 29 item 9; parsed JSON: pairs.ts). */
 const namedPair: Detector = {
   id: 'secret-named-pair',
   source: 'beacon',
   keywords: NAME_STEMS,
   find(s, out) {
-    // each pattern below needs a `value` word, or a `,` between two items: without them, none can match
-    const hasValue = /value/i.test(s);
-    if (!hasValue && !s.includes(',')) return;
+    const hasValue = mayHoldNamedValue(s);
+    const hasPair = mayHoldPair(s);
+    if (!hasValue && !hasPair) return;
     let m: RegExpExecArray | null;
     for (const [re, nameGroup, lineMode] of hasValue ? ([[NAMED_VALUE_JSON, 3, false], [NAMED_VALUE_YAML, 2, true]] as const) : []) {
       re.lastIndex = 0;
@@ -212,6 +219,7 @@ const namedPair: Detector = {
       const name = NAME_AFTER.exec(s);
       if (name) keep(s, range, judgeName(name[3]!), out);
     }
+    if (!hasPair) return;
     LIST_PAIR.lastIndex = 0;
     while ((m = LIST_PAIR.exec(s)) !== null) {
       const verdict = judgeName(m[2]!);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ASSIGNMENT, nextAssignment } from '../../src/redact/assignment';
+import { mayHoldNamedValue, mayHoldPair, NAMED_PAIR_PATTERNS } from '../../src/redact/forms';
 import { hasBase64Run } from '../../src/redact/rule-set';
 import { redactText } from '../../src/redact/secrets';
 import { NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
@@ -75,5 +76,30 @@ describe('redaction gates', () => {
     }
     assert.ok(matches > 5000, `generated inputs hold matches (${matches})`);
     for (const x of [...SECRET_SHAPES.map((v) => v.text), ...NEAR_MISSES.map((v) => (typeof v === 'string' ? v : v.text))]) all(x, []);
+  });
+  it('the named-pair gates hold wherever their patterns match: name/value entries, list pairs and argv pairs in JSON, YAML and code', () => {
+    const next = rng(20261204);
+    // entries that match, then cut, doubled and mixed up: the gates must hold wherever a pattern still matches
+    const templates = ['{"name": "DB_PASSWORD", "value": "hunter2"}', '- name: API_TOKEN\n  value: s3cr3t', '"value": "abc", "key": "secret"', '\\"Name\\": \\"pw\\", \\"Value\\": \\"x\\"', 'h = [("Authorization", "token abc")]', '["gpg", "--passphrase", "xyz"]', "('password', 'p4ss')"];
+    const noise = ['', ' ', ',', ':', '"', "'", '\n', '[', '-', 'x'];
+    const hit = (res: RegExp[], s: string) => res.some((re) => new RegExp(re.source, re.flags).test(s));
+    let value = 0;
+    let pair = 0;
+    for (let t = 0; t < 30000; t++) {
+      let s = templates[Math.floor(next() * templates.length)]! + (next() < 0.3 ? templates[Math.floor(next() * templates.length)] : '');
+      for (let n = Math.floor(next() * 4); n > 0; n--) {
+        const at = Math.floor(next() * s.length);
+        s = s.slice(0, at) + noise[Math.floor(next() * noise.length)] + s.slice(at + 1 + Math.floor(next() * 2));
+      }
+      if (hit(NAMED_PAIR_PATTERNS.namedValue, s)) {
+        value++;
+        assert.ok(mayHoldNamedValue(s), JSON.stringify(s));
+      }
+      if (hit(NAMED_PAIR_PATTERNS.pair, s)) {
+        pair++;
+        assert.ok(mayHoldPair(s), JSON.stringify(s));
+      }
+    }
+    assert.ok(value > 100 && pair > 100, `generated inputs match (${value}, ${pair})`);
   });
 });
