@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ASSIGNMENT, nextAssignment } from '../../src/redact/assignment';
 import { mayHoldNamedValue, mayHoldPair, NAMED_PAIR_PATTERNS } from '../../src/redact/forms';
+import { MARK, truncateString } from '../../src/redact/limits';
 import { hasBase64Run } from '../../src/redact/rule-set';
 import { redactText } from '../../src/redact/secrets';
 import { NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
@@ -101,5 +102,28 @@ describe('redaction gates', () => {
       }
     }
     assert.ok(value > 100 && pair > 100, `generated inputs match (${value}, ${pair})`);
+  });
+  it('truncateString counts bytes before copying and cuts as copying first did: lone surrogates, emoji and é at the limit', () => {
+    const next = rng(20261205);
+    const chars = ['a', 'é', '€', '\u{1F600}', '\ud800', '\udc00', '\n'];
+    // the cut as it was made before the count: copy, then measure the copy
+    const copied = (s: string, limit: number) => {
+      if (s.length * 3 <= limit) return { value: s, truncated: false };
+      const buf = Buffer.from(s, 'utf8');
+      if (buf.length <= limit) return { value: s, truncated: false };
+      let end = Math.min(limit < 32 ? limit : limit - MARK.length - 1, buf.length);
+      while (end > 0 && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
+      return { value: buf.toString('utf8', 0, end) + (limit < 32 ? '' : MARK), truncated: true };
+    };
+    let cut = 0;
+    for (let t = 0; t < 20000; t++) {
+      const limit = [16, 64, 100, 2048][Math.floor(next() * 4)]!;
+      let s = '';
+      for (let n = Math.floor(limit / 4 + next() * limit * 0.8); n > 0; n--) s += chars[Math.floor(next() * chars.length)];
+      const got = truncateString(s, limit);
+      if (got.truncated) cut++;
+      assert.deepEqual(got, copied(s, limit), `${JSON.stringify(s)}, ${limit}`);
+    }
+    assert.ok(cut > 2000 && cut < 18000, `both ways taken (${cut} cut)`);
   });
 });
