@@ -7,6 +7,8 @@ import { describe, it } from 'node:test';
 import { ASSIGNMENT, nextAssignment } from '../../src/redact/assignment';
 import { mayHoldNamedValue, mayHoldPair, NAMED_PAIR_PATTERNS } from '../../src/redact/forms';
 import { MARK, truncateString } from '../../src/redact/limits';
+import { namedValueKey } from '../../src/redact/pairs';
+import { PROMPT_DETECTOR } from '../../src/redact/prompts';
 import { hasBase64Run } from '../../src/redact/rule-set';
 import { redactText } from '../../src/redact/secrets';
 import { NEAR_MISSES, SECRET_SHAPES } from '../helpers/secret-corpus';
@@ -125,5 +127,38 @@ describe('redaction gates', () => {
       assert.deepEqual(got, copied(s, limit), `${JSON.stringify(s)}, ${limit}`);
     }
     assert.ok(cut > 2000 && cut < 18000, `both ways taken (${cut} cut)`);
+  });
+  it('namedValueKey lowers only keys as long as `name`, `key` or `value`, and finds what lowering every key finds (the Kelvin sign too)', () => {
+    const next = rng(20261206);
+    const keys = ['name', 'NAME', 'Key', '\u212aey', 'n\u0130me', 'value', 'VALUE', 'Value', 'valu', 'values', 'na', 'x', 'keys', 'İ'];
+    const values = ['DB_PASSWORD', 'api_key', 'user', 'hunter2', 12, '/tmp/x', '12'];
+    const slow = (node: Record<string, unknown>) => {
+      let name: unknown;
+      let valueKey: string | undefined;
+      for (const k of Object.keys(node)) {
+        const lower = k.toLowerCase();
+        if (lower === 'name' || lower === 'key') name = node[k];
+        else if (lower === 'value') valueKey = k;
+      }
+      if (valueKey === undefined || typeof name !== 'string') return undefined;
+      return namedValueKey({ name, [valueKey]: node[valueKey] }) === undefined ? undefined : valueKey;
+    };
+    let found = 0;
+    for (let t = 0; t < 20000; t++) {
+      const node: Record<string, unknown> = {};
+      for (let n = 1 + Math.floor(next() * 4); n > 0; n--) node[keys[Math.floor(next() * keys.length)]!] = values[Math.floor(next() * values.length)];
+      const got = namedValueKey(node);
+      if (got !== undefined) found++;
+      assert.equal(got, slow(node), JSON.stringify(node));
+    }
+    assert.ok(found > 500, `generated entries hold secrets (${found})`);
+  });
+
+  it('the prompt detector needs a `:` and finds answers with one', () => {
+    const out: { start: number; end: number }[] = [];
+    PROMPT_DETECTOR.find('Enter passphrase for key id_rsa hunter2', out);
+    assert.deepEqual(out, []);
+    PROMPT_DETECTOR.find('[sudo] password for alice: hunter2', out);
+    assert.equal(out.length, 1);
   });
 });
