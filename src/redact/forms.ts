@@ -5,7 +5,7 @@
  * scheme, and the Go Beacon's patterns (`sk-…`, bearer tokens) so both redact at least alike.
  * Each finds the secret *value* only: what precedes and follows it is kept.
  */
-import { nextAssignment } from './assignment';
+import { AssignmentScan } from './assignment';
 import { COMMAND_DETECTORS } from './command-forms';
 import { judgeName, secretValue, type NameVerdict } from './names';
 import { judgeFlag, pairValue } from './pairs';
@@ -123,9 +123,10 @@ const assignment: Detector = {
   source: 'beacon',
   keywords: NAME_STEMS,
   find(s, out) {
+    const scan = new AssignmentScan(s);
     let from = 0;
     let m: RegExpExecArray | null;
-    while ((m = nextAssignment(s, from)) !== null) {
+    while ((m = scan.next(from)) !== null) {
       from = m.index + m[0].length;
       const verdict = judgeName(m[2]!);
       if (verdict === 'plain') continue;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ASSIGNMENT, nextAssignment } from '../../src/redact/assignment';
+import { ASSIGNMENT, AssignmentScan } from '../../src/redact/assignment';
 import { mayHoldNamedValue, mayHoldPair, NAMED_PAIR_PATTERNS } from '../../src/redact/forms';
 import { MARK, truncateString } from '../../src/redact/limits';
 import { namedValueKey } from '../../src/redact/pairs';
@@ -41,10 +41,10 @@ describe('redaction gates', () => {
     assert.doesNotMatch(redactText('- name: DB_PASSWORD\n  value: hunter2-Secret-9'), /hunter2/);
     assert.doesNotMatch(redactText('headers = [("Authorization", "token ghx_0a1b2c3d4e5f6a7b8c9d")]'), /0a1b2c3d4e5f/);
   });
-  it('nextAssignment finds what the assignment regex finds from every resume point: quotes, escapes, blanks, long names, operators in a row', () => {
+  it('AssignmentScan finds what the assignment regex finds from every resume point: quotes, escapes, blanks, long names, operators in a row', () => {
     const next = rng(20261203);
     // the pieces a match is made of, what breaks one, and what the lookbehind refuses
-    const pieces = ['token', 'api_key', 'pw', 'a-b', 'x.y', '$v', '_', 'Z9', 'n'.repeat(80), 'm'.repeat(83), '"', "'", '`', '\\"', '\\', ']', '[', ' ', '\t', '  ', ':', '=', ':=', '=>', '==', '::', ',', '\n', '{', '-', '.', 'é', '\u{1F600}', '9'];
+    const pieces = ['token', 'api_key', 'pw', 'a-b', 'x.y', '$v', '_', 'Z9', 'n'.repeat(80), 'm'.repeat(83), ' '.repeat(33), 'lorem ipsum, dolor sit amet consectetur ', '"', "'", '`', '\\"', '\\', ']', '[', ' ', '\t', '  ', ':', '=', ':=', '=>', '==', '::', ',', '\n', '{', '-', '.', 'é', '\u{1F600}', '9'];
     const all = (s: string, resumes: number[]) => {
       const re = new RegExp(ASSIGNMENT.source, 'g');
       const a: string[] = [];
@@ -56,7 +56,8 @@ describe('redaction gates', () => {
         from = Math.max(m.index + m[0].length, resumes[i] ?? 0);
       }
       from = 0;
-      for (let i = 0; (m = nextAssignment(s, from)) !== null; i++) {
+      const scan = new AssignmentScan(s);
+      for (let i = 0; (m = scan.next(from)) !== null; i++) {
         b.push(`${m.index}:${JSON.stringify([...m])}`);
         from = Math.max(m.index + m[0].length, resumes[i] ?? 0);
       }
@@ -74,10 +75,20 @@ describe('redaction gates', () => {
       for (let from = 0; from <= s.length && t % 10 === 0; from++) {
         const re = new RegExp(ASSIGNMENT.source, 'g');
         re.lastIndex = from;
-        assert.deepEqual(JSON.stringify(nextAssignment(s, from)), JSON.stringify(re.exec(s)), `${JSON.stringify(s)} from ${from}`);
+        assert.deepEqual(JSON.stringify(new AssignmentScan(s).next(from)), JSON.stringify(re.exec(s)), `${JSON.stringify(s)} from ${from}`);
       }
     }
     assert.ok(matches > 5000, `generated inputs hold matches (${matches})`);
+    // the longest a match can be before its operator's blanks: every quote and `]` around names of 78–83 characters
+    for (const lead of ['', 'x ', 'lorem ipsum dolor sit amet, consectetur adipiscing ', '-', '.']) {
+      for (const open of ['', '"', "'", '`', '\\"', '\\']) {
+        for (let n = 78; n <= 83; n++) {
+          for (const close of ['', '"', "'", ']', '"]', '\\"]']) {
+            for (const op of [':', '=', ' \t =', '=>', ':=', '==']) all(`${lead}${open}${'k'.repeat(n - 5)}token${close}${op} v`, []);
+          }
+        }
+      }
+    }
     for (const x of [...SECRET_SHAPES.map((v) => v.text), ...NEAR_MISSES.map((v) => (typeof v === 'string' ? v : v.text))]) all(x, []);
   });
   it('the named-pair gates hold wherever their patterns match: name/value entries, list pairs and argv pairs in JSON, YAML and code', () => {
