@@ -27,6 +27,7 @@ import { benchForward } from './forward';
 import { benchDashboard } from './dashboard';
 import { benchAgents } from './agents';
 import { benchImport } from './import';
+import { benchRedactImport } from './redact-import';
 import { benchGrpc } from './grpc';
 import { benchFootprint, serviceNodeArgs } from './footprint';
 import { printIssue25Table } from './summary';
@@ -192,6 +193,8 @@ async function main() {
   if (want('logs')) Object.assign(results, benchLogs());
   if (want('agents')) Object.assign(results, benchAgents());
   if (want('import')) Object.assign(results, benchImport(Number(params.get('calls') ?? 100_000)));
+  // `npm run bench -- redact-import [against=OTHER/dist] [rounds=5]`: the redact stage over a month's import events (needs `import calls=20000` once)
+  if (only.includes('redact-import')) Object.assign(results, benchRedactImport(params));
   if (want('grpc')) Object.assign(results, await benchGrpc());
   if (want('durability')) Object.assign(results, benchDurability(), await benchWriterDurability());
   if (want('retention')) Object.assign(results, await benchRetention());

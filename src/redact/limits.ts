@@ -9,8 +9,9 @@ export const MARK = '...[truncated]';
 /** Cuts `s` to at most `limit` UTF-8 bytes, marking the cut; never splits a character. */
 export function truncateString(s: string, limit: number): { value: string; truncated: boolean } {
   if (s.length * 3 <= limit) return { value: s, truncated: false };
+  // counted before it is copied: most strings this long still fit, and copying each was ~3% of an import's redaction
+  if (Buffer.byteLength(s, 'utf8') <= limit) return { value: s, truncated: false };
   const buf = Buffer.from(s, 'utf8');
-  if (buf.length <= limit) return { value: s, truncated: false };
   if (limit < 32) return { value: cutUtf8(buf, limit), truncated: true };
   return { value: cutUtf8(buf, limit - MARK.length - 1) + MARK, truncated: true };
 }

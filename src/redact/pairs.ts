@@ -37,6 +37,8 @@ export function namedValueKey(node: Record<string, unknown>): string | undefined
   let name: unknown;
   let valueKey: string | undefined;
   for (const k of Object.keys(node)) {
+    // every key of every object passes here: only one as long as `key`, `name` or `value` is lowered
+    if (k.length < 3 || k.length > 5) continue;
     const lower = k.toLowerCase();
     if (NAME_KEYS.has(lower)) name = node[k];
     else if (lower === VALUE_KEY) valueKey = k;

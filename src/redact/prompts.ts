@@ -40,6 +40,7 @@ export const PROMPT_DETECTOR: Detector = {
   source: 'beacon',
   keywords: ['pass'],
   find(s, out) {
+    if (!s.includes(':')) return; // every prompt ends with one
     PROMPT.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = PROMPT.exec(s)) !== null) {
