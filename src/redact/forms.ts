@@ -22,7 +22,10 @@ export interface Detector {
 }
 
 /** Stems of the secret names `names.ts` recognizes: a name can only be secret if it holds one. */
-const NAME_STEMS = ['pass', 'pwd', 'pw', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'signature'];
+// Every secret name of names.ts holds one of these (the detectors run only on a string that does):
+// one-time codes, PINs and request signatures too (`otp: 123456`, `pin=4821`, `sig=…`, `mfa_code=…`),
+// which free text with no other stem had stored in the clear.
+const NAME_STEMS = ['pass', 'pwd', 'pw', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'signature', 'sig', 'otp', 'pin', 'private', 'mfa', '2fa', 'verification', 'recovery', 'backup', 'security', 'sms'];
 
 // `--name value`, `--name=value`, `-name value`
 const FLAG = /(?<![\w-])--?([A-Za-z][\w-]{1,40})(=|[ \t]+)/g;

@@ -173,3 +173,20 @@ describe('redaction gates', () => {
     assert.equal(out.length, 1);
   });
 });
+
+describe('the name detectors wake on every secret name (their keyword gate)', () => {
+  it('free text naming a one-time code, a PIN, a signature or a private value with no other stem is redacted', () => {
+    // names.ts judges these names secret; the detectors' keywords (forms.ts NAME_STEMS) held none of
+    // them, so such a line with no `token`/`key`/`pass`… beside was stored in the clear
+    for (const [text, value] of [
+      ['the otp: 123456 works', '123456'], ['set pin=4821 now', '4821'], ['url sig=AbCdEf0123456789xyz', 'AbCdEf0123456789xyz'],
+      ['mfa_code=778899', '778899'], ['recovery_code: 1234-5678', '1234-5678'], ['TOTP = 908172', '908172'],
+      ['private: abcdefgh12345', 'abcdefgh12345'], ['sms_code=4455', '4455'], ['backup_code: 99-88-77', '99-88-77'],
+    ] as const) {
+      const out = redactText(text);
+      assert.ok(!out.includes(value), `${text} → ${out}`);
+      assert.match(out, /\[REDACTED\]/);
+    }
+    for (const plain of ['mapping: value', 'ping=3', 'spinner: fast', 'function_signature: (a) => b', 'backup: nightly']) assert.equal(redactText(plain), plain);
+  });
+});
