@@ -164,7 +164,7 @@ async function exportDuringDashboard(log: string): Promise<Record<string, number
   return r;
 }
 
-function readCommands(log: string): Record<string, number> {
+export function readCommands(log: string): Record<string, number> {
   // A user's home: goose's plugin and OTLP settings installed, so doctor reads config.yaml and runs the hook launcher, as it does for a user.
   const home = tempDir('bench-read-');
   const installed = spawnSync(process.execPath, [BEACON_BIN, 'install', 'goose', '--configure-otlp', '--log', log], { env: { ...process.env, HOME: home }, encoding: 'utf8' });

@@ -1,7 +1,8 @@
 import { BeaconError } from '../model/errors';
 import { parseTimeBound } from '../model/time';
-import { EventLog } from '../store/log/event-log';
+import type { EventLog } from '../store/log/event-log';
 import { inspectLog, logProblem } from '../store/log/log-file';
+import { openReadOnlyLog, type ReadOnlyLog } from '../store/log/log-open';
 
 export { inspectLog, logProblem };
 
@@ -10,12 +11,23 @@ export { inspectLog, logProblem };
  * `undefined` (the caller says "nothing recorded yet"), a directory or foreign file a clear error.
  */
 export function openLogForReading(path: string): EventLog | undefined {
+  if (!hasEvents(path)) return undefined;
+  // Required here, not above: a command that reads the connection alone (openConnectionForReading) never loads the writer.
+  const { EventLog } = require('../store/log/event-log') as typeof import('../store/log/event-log');
+  return EventLog.open(path, { readonly: true });
+}
+
+/** `openLogForReading` for a command that only queries the connection: without the writer's modules and statements. */
+export function openConnectionForReading(path: string): ReadOnlyLog | undefined {
+  return hasEvents(path) ? openReadOnlyLog(path) : undefined;
+}
+
+function hasEvents(path: string): boolean {
   const state = inspectLog(path);
-  if (state.kind === 'missing') return undefined;
+  if (state.kind === 'missing') return false;
   const problem = logProblem(path, state);
   if (problem) throw new BeaconError('log_incompatible', problem);
-  if (state.kind !== 'file' || state.size === 0) return undefined; // empty: being created by its first writer: nothing in it yet
-  return EventLog.open(path, { readonly: true });
+  return state.kind === 'file' && state.size > 0; // empty: being created by its first writer: nothing in it yet
 }
 
 export const noLogMessage = (path: string) =>

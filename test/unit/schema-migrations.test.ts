@@ -16,6 +16,7 @@ const SHIPPED: Record<number, string> = {
   5: '5baa704d35ecb380',
   6: '5ffd43429f774b6d',
   7: 'f83cd9e0a46670ef',
+  8: '36e7be4d0196e506',
 };
 
 describe('event log migrations', () => {

@@ -9,7 +9,7 @@ import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { usd } from '../format';
 import { chooseLayout, renderTable, shortId, shortTime, tableWidth, wrapAtSpaces, type Column } from '../table';
-import { openLogForReading, timeRange } from '../log-access';
+import { openConnectionForReading, timeRange } from '../log-access';
 import { writeLine } from '../output';
 import { SESSION_SORTS, listSessions, type SessionSort } from '../../store/queries/sessions';
 import { groupDigits } from '../../model/digits';
@@ -49,7 +49,7 @@ export async function run(argv: string[], { env, out }: Pick<CommandIO, 'env' | 
   if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) throw new BeaconError('usage', `--limit must be a whole number above 0, got ${values.limit}`);
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   const path = resolveEventLogPath(values.log, env);
-  const log = openLogForReading(path);
+  const log = openConnectionForReading(path);
   if (!log) {
     if (!values.json) out(`no sessions yet: ${path} does not exist (is the collector running? see beacon doctor)`);
     return 0;

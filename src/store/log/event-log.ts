@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
-import { closeSync, constants, lstatSync } from 'node:fs';
+import { closeSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import { BeaconError, isBeaconError } from '../../model/errors';
 import { spanEventId } from '../../model/event-id';
-import { ensurePrivateDir, openChecked, unsafePath } from '../../model/file-checks';
+import { ensurePrivateDir, openChecked } from '../../model/file-checks';
 import { INSERT_EVENT_SQL, runInsert, selectList, type EventField, type Selected } from './columns';
 import type { EventRow } from './row';
 import { StoredCounterparts } from './merge';
@@ -12,7 +12,9 @@ import { StreamCallJoins } from './stream-call-join';
 import { StoredPromptJoins } from './prompt-join';
 import { StoredTurnEnds } from './turn-join';
 import { checkReadable, ensureSchema } from './schema';
-import { shellQuote } from '../../model/shell-quote';
+import { asStoreError, openDatabase } from './log-open';
+
+export { asStoreError };
 
 export interface AppendResult {
   inserted: number;
@@ -97,15 +99,8 @@ export class EventLog {
   static open(path: string, options: OpenOptions = {}): EventLog {
     const busy = options.busyTimeoutMs ?? 5000;
     if (!options.readonly) prepareFile(path);
-    else checkReadablePath(path);
-    let db: Database.Database;
+    const db = openDatabase(path, options.readonly === true, busy);
     try {
-      db = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: busy, nativeBinding: nativeBinding() });
-    } catch (e) {
-      throw asStoreError(e, path);
-    }
-    try {
-      db.pragma(`busy_timeout = ${busy}`);
       if (!options.readonly) {
         ensureSchema(db, path);
         db.pragma('journal_mode = WAL');
@@ -281,24 +276,7 @@ export class EventLog {
   }
 }
 
-let binding: string | null | undefined;
 
-/**
- * The addon file, resolved once: better-sqlite3's default lookup (the `bindings` package) probes a
- * dozen paths and costs a hook ~4 ms of goose's time on every call. Resolved by name, not from the
- * loaded module's path: the hook adapter's bundle carries better-sqlite3's JavaScript inside it
- * (issue 25), and only the addon stays a file in node_modules.
- */
-function nativeBinding(): string | undefined {
-  if (binding === undefined) {
-    try {
-      binding = require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
-    } catch {
-      binding = null;
-    }
-  }
-  return binding ?? undefined;
-}
 
 /**
  * The directory is the user's alone (0700) and so is the file (0600): events hold prompts and
@@ -316,32 +294,4 @@ function prepareFile(path: string): void {
   }
 }
 
-/** A reader follows no symlink and opens no FIFO or device (SQLite's open of a FIFO would block). */
-function checkReadablePath(path: string): void {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return; // missing: SQLite says so with fileMustExist
-  }
-  if (st.isSymbolicLink() || !st.isFile()) {
-    throw unsafePath(path, st.isSymbolicLink() ? 'it is a symbolic link where Beacon expects its event log' : 'it is not a regular file', `rm ${shellQuote(path)} (or pass the real file with --log)`);
-  }
-}
 
-/** SQLite failures as Beacon errors: busy and I/O trouble are temporary (retry), a foreign file is not. */
-export function asStoreError(e: unknown, path: string): BeaconError {
-  if (isBeaconError(e)) return e;
-  const code = (e as { code?: string }).code ?? '';
-  const msg = (e as Error).message;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY')) {
-    return new BeaconError('unavailable', `the event log ${path} is locked by another writer: ${msg}`, { cause: e, retryAfterSeconds: 1 });
-  }
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return new BeaconError('log_incompatible', `${path} is not a Beacon event log (${msg}); refusing to write to it`, { cause: e });
-  }
-  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
-    return new BeaconError('unavailable', `cannot write the event log ${path}: ${msg}`, { cause: e, retryAfterSeconds: 5 });
-  }
-  return new BeaconError('internal', `event log ${path}: ${msg}`, { cause: e });
-}

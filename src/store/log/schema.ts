@@ -5,7 +5,7 @@ import { CELLS_MIGRATION, CELLS_UPDATE_OF_MIGRATION } from './usage-cells';
 /** 'Beac' in ASCII: marks a SQLite file as a Beacon event log (PRAGMA application_id). */
 export const APPLICATION_ID = 0x42656163;
 /** Bumped on every incompatible change of the tables below; a newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 7;
+export const STORE_SCHEMA_VERSION = 8;
 
 const DDL = `
 CREATE TABLE events (
@@ -43,6 +43,16 @@ export const COMMAND_FAILED_SQL = "CASE WHEN action = 'command.executed' THEN co
 
 /** A model call's duration (`gen_ai.duration_ms`) as `events_latency` (v5) holds it; a reader names it exactly. */
 export const DURATION_SQL = "json_extract(record, '$.gen_ai.duration_ms')";
+
+/**
+ * An event that names the repository (working directory) it ran in, as `events_origin` (v8) holds
+ * it: a reader names it exactly. `instr` first: most records have no such key (records are
+ * JSON.stringify's, which never escapes a letter of a key), and it passes over them unparsed.
+ */
+export const NAMES_REPOSITORY_SQL = `instr(record, '"repository"') > 0 AND json_extract(record, '$.repository') IS NOT NULL`;
+
+/** A failed shell call (tool.failed with its command), as `events_failed_shell` (v8) holds it; a reader names it exactly. */
+export const FAILED_SHELL_SQL = "action = 'tool.failed' AND json_extract(record, '$.command') IS NOT NULL";
 
 /** Each migration takes the log from version N-1 to N (index N-2 here). */
 export const MIGRATIONS: readonly string[] = [
@@ -98,6 +108,13 @@ export const MIGRATIONS: readonly string[] = [
      context TEXT,                          -- the reader's context at resume_offset (JSON: ids, model, flags)
      updated_ns INTEGER NOT NULL
    );`,
+  // 8: `beacon sessions` (and token-usage --by session/repository) finds where a session ran, and
+  // its failed shell calls, in two partial indexes: one seek each. Without them a session none of
+  // whose records names a repository (goose's OTLP spans) was read to its end for it, and every
+  // tool.failed record parsed (issue 33: 13 goose sessions of 800 spans were half of the command).
+  // An event is tested once, when it is stored; the build reads every record once.
+  `CREATE INDEX IF NOT EXISTS events_origin ON events(session_id, ts_ns) WHERE ${NAMES_REPOSITORY_SQL};
+   CREATE INDEX IF NOT EXISTS events_failed_shell ON events(session_id) WHERE ${FAILED_SHELL_SQL};`,
 ];
 
 /**

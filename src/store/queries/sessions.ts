@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { isTestSession } from '../../model/send-test';
-import { indexHint } from './indexes';
-import { COMMAND_FAILED_SQL } from '../log/schema';
+import { hasIndex, indexHint } from './indexes';
+import { COMMAND_FAILED_SQL, FAILED_SHELL_SQL, NAMES_REPOSITORY_SQL } from '../log/schema';
 import { ACTIVITY_COLUMNS, joinToolCalls, TOOL_ACTION_SQL, type StoredActivity, type TimelineItem } from './tool-calls';
 import { queryUsage, type UsageRow } from './usage';
 import { totalTokens } from './usage-sums';
@@ -157,15 +157,16 @@ export function sessionOrigin(db: Database.Database, sessionId: string): Session
 
 /**
  * `sessionOrigin` for many sessions, its statements prepared once (a page of sessions, a repository filter over all of them).
- * A session none of whose records names a repository (goose's OTLP spans) is read to its end: `instr`
- * passes over a record without the key instead of parsing it (records are JSON.stringify's, which
- * never escapes a letter of a key, so the text `"repository"` is in every record that has one; issue 33).
+ * The events that name a repository are an index of their own (schema v8, `events_origin`): one seek,
+ * and none for a session that never names one (goose's OTLP spans). A log without it (read-only, left
+ * by an older Beacon) reads such a session to its end, `instr` passing over the records without the key.
  */
 export function originReader(db: Database.Database): (sessionId: string) => SessionOrigin {
   const idx = indexHint(db, 'events_session');
+  const named = hasIndex(db, 'events_origin') ? 'INDEXED BY events_origin' : idx;
   const first = db.prepare(
     `SELECT json_extract(record, '$.repository') AS repository, json_extract(record, '$.branch') AS branch, harness
-     FROM events ${idx} WHERE session_id = ? AND instr(record, '"repository"') > 0 AND json_extract(record, '$.repository') IS NOT NULL ORDER BY ts_ns LIMIT 1`,
+     FROM events ${named} WHERE session_id = ? AND ${NAMES_REPOSITORY_SQL} ORDER BY ts_ns LIMIT 1`,
   );
   const anyHarness = db.prepare(`SELECT harness FROM events ${idx} WHERE session_id = ? LIMIT 1`).pluck();
   return (sessionId) => {
@@ -212,8 +213,10 @@ function detailReader(db: Database.Database): (sessionId: string) => SessionDeta
      GROUP BY 1, 2`,
   );
   // A failed shell call is stored as tool.failed with its command (every source classifies it first):
-  // it is a failed command. Only tool.failed rows are read for their record (few; the index finds them).
-  const failedShells = db.prepare(`SELECT seq FROM events ${idx} WHERE session_id = ? AND action = 'tool.failed' AND json_extract(record, '$.command') IS NOT NULL`).pluck();
+  // it is a failed command. They are an index of their own (v8, `events_failed_shell`); without it the
+  // session's tool.failed rows are read for their record.
+  const shellIdx = hasIndex(db, 'events_failed_shell') ? 'INDEXED BY events_failed_shell' : idx;
+  const failedShells = db.prepare(`SELECT seq FROM events ${shellIdx} WHERE session_id = ? AND ${FAILED_SHELL_SQL}`).pluck();
   const observations = db.prepare(
     `SELECT ${ACTIVITY_COLUMNS} FROM events ${idx} WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?)) AND ${TOOL_ACTION_SQL} ORDER BY ts_ns, seq`,
   ).safeIntegers(true);
