@@ -8,10 +8,10 @@ import { costDecimals, costRounder } from '../../pricing/precision';
 import { parseCommand, type CommandIO, type CommandSpec } from '../args';
 import { configOption } from '../config-flags';
 import { plural } from '../format';
-import { noLogMessage, openLogForReading, timeRange } from '../log-access';
+import { noLogMessage, openConnectionForReading, timeRange } from '../log-access';
 import { tableWidth } from '../table';
 import { emptyGroup, groupRows, merge, modelKey, usageFooter, usageTable, type UsageGroup } from '../usage-report';
-import { EventLog } from '../../store/log/event-log';
+import { openReadOnlyLog, type ReadOnlyLog } from '../../store/log/log-open';
 import { STORE_SCHEMA_VERSION } from '../../store/log/schema';
 import { QUARTER_HOUR_NS, USAGE_GROUPINGS, queryStreamReports, queryUsage, type UsageFilter, type UsageGrouping, type UsageRow } from '../../store/queries/usage';
 import { compareLabels } from '../../model/digits';
@@ -71,7 +71,9 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
   const catalog = loadCatalog();
   const overrides = loadOverrides(overridesPath(env));
 
-  const reader = openLogForReading(path); // never creates a log; a directory or foreign file is an error
+  // never creates a log; a directory or foreign file is an error. The connection alone: the writer's
+  // modules (joins, merges, node:crypto) are loaded only to migrate an older log
+  const reader = openConnectionForReading(path);
   if (!reader && !values.json) {
     out(noLogMessage(path));
     return 0;
@@ -141,10 +143,11 @@ export async function run(argv: string[], { env, out, stderr: err }: Pick<Comman
  * and indexes (a one-time migration), or read-only again when it cannot be written. One connection,
  * not two: each open prepares the writer's statements and reads the schema (~10 ms of a `--by day`).
  */
-async function readUsage(reader: EventLog, filter: UsageFilter, by: ReportGrouping, utc: boolean) {
+async function readUsage(reader: ReadOnlyLog, filter: UsageFilter, by: ReportGrouping, utc: boolean) {
   let log = reader;
   if (reader.db.pragma('user_version', { simple: true }) !== STORE_SCHEMA_VERSION) {
     reader.close();
+    const { EventLog } = require('../../store/log/event-log') as typeof import('../../store/log/event-log');
     try {
       log = EventLog.open(reader.path);
     } catch {
@@ -193,7 +196,7 @@ function addLatency(groups: Map<string | null, UsageGroup>, latency: Map<string 
 function addSessionFacts(path: string, groups: UsageGroup[], rows: readonly UsageRow[], json: boolean, utc: boolean): void {
   const models = new Map<unknown, Set<string>>();
   for (const r of rows) if (r.model !== null) models.set(r.grp, (models.get(r.grp) ?? new Set()).add(r.model));
-  const log = EventLog.open(path, { readonly: true });
+  const log = openReadOnlyLog(path);
   try {
     const facts = originsQuery().sessionFacts(log.db, groups.flatMap((g) => (g.key === null ? [] : [g.key])));
     const time = (ns: bigint) => (json ? formatTimestamp(ns) : formatDisplayTime(ns, utc).slice(0, 16));
