@@ -1,6 +1,6 @@
 import type { EventRow } from '../ingest/sink';
 import type { SessionStore } from '../sources/store-registry';
-import { sessionFiles, type Warn } from '../sources/store-scan';
+import { sessionFiles, type SessionFile, type Warn } from '../sources/store-scan';
 import { importFile } from './file-import';
 import type { ImportTarget } from './target';
 
@@ -38,8 +38,9 @@ export interface StoreImportOptions {
   progress?: (file: number, files: number, share: number) => void;
 }
 
-export async function importStore(store: SessionStore, root: string, o: StoreImportOptions): Promise<StoreImported> {
-  const files = sessionFiles(store, root, o.warn).filter((f) => o.sinceNs === undefined || BigInt(Math.floor(f.mtimeMs)) * 1_000_000n >= o.sinceNs);
+/** `listed`: the store's session files, when the caller has listed them already (parallel-import.ts) */
+export async function importStore(store: SessionStore, root: string, o: StoreImportOptions, listed?: SessionFile[]): Promise<StoreImported> {
+  const files = (listed ?? sessionFiles(store, root, o.warn)).filter((f) => o.sinceNs === undefined || BigInt(Math.floor(f.mtimeMs)) * 1_000_000n >= o.sinceNs);
   const result: StoreImported = { files: files.length, unchanged: 0, bytes: 0, tallies: new Map() };
   const total = files.reduce((n, f) => n + f.size, 0);
   let done = 0;

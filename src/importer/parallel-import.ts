@@ -64,7 +64,7 @@ export class ReadingThreads {
     const files = sessionFiles(store, root, o.warn);
     const changed = files.filter((f) => !unchanged(f, o.target.cursors.get(f.path)));
     const changedBytes = changed.reduce((n, f) => n + f.size, 0);
-    if (changedBytes < (this.p.minBytes ?? DEFAULT_MIN_BYTES)) return importStore(store, root, o);
+    if (changedBytes < (this.p.minBytes ?? DEFAULT_MIN_BYTES)) return importStore(store, root, o, files); // listed once: a re-import's whole cost is this listing
     const job = new StoreJob(store, o, files.length, changed, changedBytes);
     this.job = job;
     this.start(Math.min(this.threads, changed.length));
