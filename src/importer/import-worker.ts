@@ -34,6 +34,7 @@ const IN_FLIGHT = 2;
 
 /** The importing thread, seen from a reader: rows and cursors go to it as messages. */
 class RelayTarget implements ImportTarget {
+  private path = '';
   private cursor?: FileCursor;
   private inFlight = 0;
   private waiting: (() => void)[] = [];
@@ -42,8 +43,6 @@ class RelayTarget implements ImportTarget {
     get: (path: string) => (this.cursor?.path === path ? this.cursor : undefined),
     put: (c: FileCursor) => send({ type: 'cursor', cursor: c }),
   };
-
-  constructor(private path = '') {}
 
   forFile(path: string, cursor: FileCursor | undefined): void {
     this.path = path;

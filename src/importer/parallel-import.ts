@@ -21,18 +21,17 @@ import { importStore, tallyInto, type StoreImported, type StoreImportOptions } f
  * largest first, so the last to finish is a small one.
  *
  * Threads pay only beyond a few megabytes (each starts in ~40 ms and loads the readers): below
- * `minBytes` of changed files, with `threads` 0, or with --since (whose cursors are not advanced: a
+ * `MIN_BYTES` of changed files, with `threads` 0, or with --since (whose cursors are not advanced: a
  * case not worth a second path), a store is imported in this thread (import-store.ts).
  */
 
 export interface ParallelOptions {
   /** reading threads: default one per core beside the writing thread's, at least one, at most three */
   threads?: number;
-  /** changed files' bytes below which no thread is started */
-  minBytes?: number;
 }
 
-const DEFAULT_MIN_BYTES = 4 * 1024 * 1024;
+/** changed files' bytes below which no thread is started */
+const MIN_BYTES = 4 * 1024 * 1024;
 /**
  * Beyond three the one writer is the limit. On two cores one reader: a second one made a 100k-call
  * month slower (53.6 s against 37.3 s with one, 41.7 s with none, a 2-core machine at load 2), as it
@@ -55,7 +54,7 @@ export class ReadingThreads {
   private job?: StoreJob;
   private failure?: Error;
 
-  constructor(private readonly p: ParallelOptions = {}) {
+  constructor(p: ParallelOptions = {}) {
     this.threads = p.threads ?? Math.max(1, Math.min(availableParallelism() - 1, MAX_THREADS));
   }
 
@@ -64,7 +63,7 @@ export class ReadingThreads {
     const files = sessionFiles(store, root, o.warn);
     const changed = files.filter((f) => !unchanged(f, o.target.cursors.get(f.path)));
     const changedBytes = changed.reduce((n, f) => n + f.size, 0);
-    if (changedBytes < (this.p.minBytes ?? DEFAULT_MIN_BYTES)) return importStore(store, root, o, files); // listed once: a re-import's whole cost is this listing
+    if (changedBytes < MIN_BYTES) return importStore(store, root, o, files); // listed once: a re-import's whole cost is this listing
     const job = new StoreJob(store, o, files.length, changed, changedBytes);
     this.job = job;
     this.start(Math.min(this.threads, changed.length));
